@@ -1,0 +1,5 @@
+import sys
+
+from genchess.cli import main
+
+sys.exit(main())

@@ -1,0 +1,248 @@
+# Board: the Python face of the C position, for the protocol layer, players and tests.
+#
+# It is deliberately not on the hot path: it trades speed for a friendly API
+# (UCI strings in and out, exceptions with clear messages). Search and perft run
+# on the wrapped C struct without the GIL.
+
+from collections import namedtuple
+from libc.stdlib cimport malloc, realloc, free
+
+from genchess_core.types cimport *
+from genchess_core.position cimport (Position, Undo, make_move, unmake_move, make_null,
+                                     unmake_null, in_check, set_fen, get_fen, move_to_uci,
+                                     compute_key, repetition_count)
+from genchess_core.movegen cimport (generate_legal, game_status, perft, GEN_ALL,
+                                    STATUS_ONGOING, STATUS_CHECKMATE, STATUS_STALEMATE,
+                                    STATUS_INSUFFICIENT, STATUS_SEVENTYFIVE, STATUS_FIVEFOLD,
+                                    STATUS_FIFTY, STATUS_THREEFOLD)
+
+STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+class FenError(ValueError):
+    """A FEN that does not describe a legal chess position; the message names the field."""
+
+
+class MoveError(ValueError):
+    """A move string that is malformed or not legal in the current position."""
+
+
+Outcome = namedtuple("Outcome", "termination result reason")
+Outcome.__doc__ = """How the game stands: termination is None while the game goes on,
+else one of checkmate, stalemate, insufficient_material, seventyfive_moves,
+fivefold_repetition, fifty_moves, threefold_repetition (python-chess's names);
+result is '1-0', '0-1', '1/2-1/2' or '*'; reason is a sentence for people."""
+
+_DRAWS = {
+    STATUS_STALEMATE: ("stalemate", "Stalemate"),
+    STATUS_INSUFFICIENT: ("insufficient_material", "Draw by insufficient material"),
+    STATUS_SEVENTYFIVE: ("seventyfive_moves", "Draw by the seventy-five-move rule"),
+    STATUS_FIVEFOLD: ("fivefold_repetition", "Draw by fivefold repetition"),
+    STATUS_FIFTY: ("fifty_moves", "Draw by the fifty-move rule"),
+    STATUS_THREEFOLD: ("threefold_repetition", "Draw by repetition"),
+}
+
+
+cdef class Board:
+    """A chess position with its move history: Board() or Board(fen)."""
+
+    cdef Position pos
+    cdef Undo* undos
+    cdef Move* played
+    cdef int n_played
+    cdef int capacity
+
+    def __cinit__(self, fen=None):
+        self.capacity = 64
+        self.n_played = 0
+        self.undos = <Undo*>malloc(self.capacity * sizeof(Undo))
+        self.played = <Move*>malloc(self.capacity * sizeof(Move))
+        if not self.undos or not self.played:
+            raise MemoryError()
+
+    def __init__(self, fen=None):
+        self.set_fen(STARTING_FEN if fen is None else fen)
+
+    def __dealloc__(self):
+        free(self.undos)
+        free(self.played)
+
+    def set_fen(self, fen):
+        """Set up `fen` (6 fields, or 4 as in EPD); on error raise FenError and keep the position."""
+        if not isinstance(fen, str):
+            raise FenError(f"FEN must be a string, not {type(fen).__name__}")
+        try:
+            set_fen(&self.pos, fen)
+        except ValueError as e:
+            raise FenError(f"invalid FEN {fen.strip()!r}: {e}") from None
+        self.n_played = 0
+
+    def fen(self):
+        return get_fen(&self.pos)
+
+    def copy(self):
+        """An independent board with the same position and history (cheap: a struct copy)."""
+        cdef Board b = Board.__new__(Board)
+        b.pos = self.pos
+        b._reserve(self.n_played)
+        b.n_played = self.n_played
+        for i in range(self.n_played):
+            b.undos[i] = self.undos[i]
+            b.played[i] = self.played[i]
+        return b
+
+    cdef _reserve(self, int n):
+        cdef Undo* u
+        cdef Move* m
+        if n < self.capacity:
+            return
+        while self.capacity <= n:
+            self.capacity *= 2
+        u = <Undo*>realloc(self.undos, self.capacity * sizeof(Undo))
+        if not u:
+            raise MemoryError()
+        self.undos = u
+        m = <Move*>realloc(self.played, self.capacity * sizeof(Move))
+        if not m:
+            raise MemoryError()
+        self.played = m
+
+    @property
+    def turn(self):
+        """'w' or 'b'."""
+        return "w" if self.pos.side == WHITE else "b"
+
+    @property
+    def key(self):
+        """The Zobrist key (64-bit unsigned)."""
+        return self.pos.key
+
+    @property
+    def halfmove_clock(self):
+        return self.pos.halfmove
+
+    @property
+    def fullmove_number(self):
+        return self.pos.fullmove
+
+    @property
+    def move_stack(self):
+        """Moves played since the position was set, as UCI strings."""
+        return [move_to_uci(self.played[i]) for i in range(self.n_played)]
+
+    def legal_moves(self):
+        """Legal moves as UCI strings (castling as e1g1, promotions as e7e8q)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_legal(&self.pos, moves, GEN_ALL)
+        return [move_to_uci(moves[i]) for i in range(n)]
+
+    def push_uci(self, uci):
+        """Play a move given in UCI notation; raise MoveError if malformed or illegal."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i
+        if not isinstance(uci, str) or not _looks_like_uci(uci):
+            raise MoveError(f"malformed move {uci!r}: expected UCI notation such as e2e4 or e7e8q")
+        n = generate_legal(&self.pos, moves, GEN_ALL)
+        for i in range(n):
+            if move_to_uci(moves[i]) == uci:
+                self._push(moves[i])
+                return
+        raise MoveError(f"illegal move {uci!r} in position {self.fen()}")
+
+    cdef _push(self, Move m):
+        self._reserve(self.n_played + 1)
+        make_move(&self.pos, m, &self.undos[self.n_played])
+        self.played[self.n_played] = m
+        self.n_played += 1
+
+    def push_null(self):
+        """Pass the move to the opponent (for tests of null-move make/unmake)."""
+        if in_check(&self.pos):
+            raise MoveError("a null move is not possible while in check")
+        self._reserve(self.n_played + 1)
+        make_null(&self.pos, &self.undos[self.n_played])
+        self.played[self.n_played] = MOVE_NONE
+        self.n_played += 1
+
+    def pop(self):
+        """Take back the last move and return it as UCI ('0000' for a null move)."""
+        cdef Move m
+        if self.n_played == 0:
+            raise IndexError("pop from a board with no moves played")
+        self.n_played -= 1
+        m = self.played[self.n_played]
+        if m == MOVE_NONE:
+            unmake_null(&self.pos, &self.undos[self.n_played])
+        else:
+            unmake_move(&self.pos, m, &self.undos[self.n_played])
+        return move_to_uci(m)
+
+    def is_check(self):
+        return bool(in_check(&self.pos))
+
+    def repetition_count(self):
+        return repetition_count(&self.pos)
+
+    def outcome(self, claim_draw=False):
+        """The game status with its reason, as an Outcome; claim_draw also reports
+        the draws that must be claimed (fifty moves, threefold repetition)."""
+        cdef int s = game_status(&self.pos, claim_draw)
+        if s == STATUS_ONGOING:
+            return Outcome(None, "*", "Game in progress")
+        if s == STATUS_CHECKMATE:
+            if self.pos.side == WHITE:
+                return Outcome("checkmate", "0-1", "Black mates")
+            return Outcome("checkmate", "1-0", "White mates")
+        termination, reason = _DRAWS[s]
+        return Outcome(termination, "1/2-1/2", reason)
+
+    def is_game_over(self, claim_draw=False):
+        return game_status(&self.pos, claim_draw) != STATUS_ONGOING
+
+    def verify_key(self):
+        """True when the incrementally updated key equals one computed from scratch."""
+        return compute_key(&self.pos) == self.pos.key
+
+    def perft(self, int depth, bint bulk=True):
+        """Leaf nodes at depth, ignoring draw rules; runs without the GIL."""
+        cdef U64 nodes
+        if depth < 0:
+            raise ValueError("perft depth must be non-negative")
+        with nogil:
+            nodes = perft(&self.pos, depth, bulk)
+        return nodes
+
+    def divide(self, int depth):
+        """[(uci, leaf count)] for each root move, sorted by move."""
+        cdef Move moves[MAX_MOVES]
+        cdef Undo u
+        cdef int n, i
+        cdef U64 count
+        if depth < 1:
+            raise ValueError("divide needs depth >= 1")
+        n = generate_legal(&self.pos, moves, GEN_ALL)
+        result = []
+        for i in range(n):
+            with nogil:
+                make_move(&self.pos, moves[i], &u)
+                count = perft(&self.pos, depth - 1, True)
+                unmake_move(&self.pos, moves[i], &u)
+            result.append((move_to_uci(moves[i]), count))
+        return sorted(result)
+
+    def __str__(self):
+        rows = self.fen().split()[0].split("/")
+        out = []
+        for i, row in enumerate(rows):
+            squares = "".join("." * int(c) if c.isdigit() else c for c in row)
+            out.append(f"{8 - i} " + " ".join(squares))
+        out.append("  a b c d e f g h")
+        return "\n".join(out)
+
+    def __repr__(self):
+        return f"Board({self.fen()!r})"
+
+
+def _looks_like_uci(str s):
+    return (len(s) in (4, 5) and s[0] in "abcdefgh" and s[1] in "12345678"
+            and s[2] in "abcdefgh" and s[3] in "12345678" and (len(s) == 4 or s[4] in "nbrq"))

@@ -1,0 +1,402 @@
+# Position state, make/unmake, Zobrist hashing and FEN.
+#
+# make/unmake update the twelve piece bitboards, the mailbox and the Zobrist key
+# incrementally and save only what cannot be recomputed (castling, en passant,
+# clocks, key, captured piece) in a small Undo record, so search never copies a
+# position. The en-passant square is stored, hashed and printed only when an
+# en-passant capture is actually legal: that makes the key and the FEN functions
+# of the position alone (as FIDE's repetition rule and python-chess see it), so
+# transpositions that differ only in a useless ep square share a key.
+
+from genchess_core.types cimport *
+from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb,
+                                     popcount, rook_attacks, bishop_attacks)
+
+cdef const AttackTables* T = attack_tables()
+
+cdef U64 Z_PIECE[12][64]
+cdef U64 Z_CASTLING[16]
+cdef U64 Z_EP[8]
+cdef U64 Z_SIDE
+cdef int CASTLE_MASK[64]
+
+PIECE_LETTERS = "PNBRQKpnbrqk"
+FILES = "abcdefgh"
+
+
+cdef void init_zobrist() noexcept nogil:
+    global Z_SIDE
+    cdef U64 s = 0x2545F4914F6CDD1DULL
+    cdef int i, j
+    for i in range(12):
+        for j in range(64):
+            s ^= s >> 12; s ^= s << 25; s ^= s >> 27
+            Z_PIECE[i][j] = s * 2685821657736338717ULL
+    for i in range(16):
+        s ^= s >> 12; s ^= s << 25; s ^= s >> 27
+        Z_CASTLING[i] = s * 2685821657736338717ULL
+    Z_CASTLING[0] = 0
+    for i in range(8):
+        s ^= s >> 12; s ^= s << 25; s ^= s >> 27
+        Z_EP[i] = s * 2685821657736338717ULL
+    s ^= s >> 12; s ^= s << 25; s ^= s >> 27
+    Z_SIDE = s * 2685821657736338717ULL
+    for i in range(64):
+        CASTLE_MASK[i] = 15
+    CASTLE_MASK[0] = 15 & ~WHITE_OOO
+    CASTLE_MASK[4] = 15 & ~(WHITE_OO | WHITE_OOO)
+    CASTLE_MASK[7] = 15 & ~WHITE_OO
+    CASTLE_MASK[56] = 15 & ~BLACK_OOO
+    CASTLE_MASK[60] = 15 & ~(BLACK_OO | BLACK_OOO)
+    CASTLE_MASK[63] = 15 & ~BLACK_OO
+
+
+init_zobrist()
+
+
+cdef inline void put_piece(Position* p, int pc, int sq) noexcept nogil:
+    p.bb[pc] |= bit(sq)
+    p.occ[pc // 6] |= bit(sq)
+    p.board[sq] = pc
+    p.key ^= Z_PIECE[pc][sq]
+
+
+cdef inline void remove_piece(Position* p, int pc, int sq) noexcept nogil:
+    p.bb[pc] &= ~bit(sq)
+    p.occ[pc // 6] &= ~bit(sq)
+    p.board[sq] = NO_PIECE
+    p.key ^= Z_PIECE[pc][sq]
+
+
+cdef inline void shift_piece(Position* p, int pc, int frm, int to) noexcept nogil:
+    cdef U64 ft = bit(frm) | bit(to)
+    p.bb[pc] ^= ft
+    p.occ[pc // 6] ^= ft
+    p.board[frm] = NO_PIECE
+    p.board[to] = pc
+    p.key ^= Z_PIECE[pc][frm] ^ Z_PIECE[pc][to]
+
+
+cdef U64 attackers_to(const Position* p, int sq, U64 occ) noexcept nogil:
+    """Pieces of both colours attacking sq, with sliders seeing through `occ`."""
+    return ((T.pawn[WHITE][sq] & p.bb[6 + PAWN])
+            | (T.pawn[BLACK][sq] & p.bb[PAWN])
+            | (T.knight[sq] & (p.bb[KNIGHT] | p.bb[6 + KNIGHT]))
+            | (T.king[sq] & (p.bb[KING] | p.bb[6 + KING]))
+            | (rook_attacks(T, sq, occ) & (p.bb[ROOK] | p.bb[6 + ROOK] | p.bb[QUEEN] | p.bb[6 + QUEEN]))
+            | (bishop_attacks(T, sq, occ) & (p.bb[BISHOP] | p.bb[6 + BISHOP] | p.bb[QUEEN] | p.bb[6 + QUEEN])))
+
+
+cdef int king_square(const Position* p, int color) noexcept nogil:
+    return lsb(p.bb[color * 6 + KING])
+
+
+cdef bint in_check(const Position* p) noexcept nogil:
+    return (attackers_to(p, king_square(p, p.side), p.all) & p.occ[p.side ^ 1]) != 0
+
+
+cdef bint ep_capture_is_legal(const Position* p, int ep) noexcept nogil:
+    """True when the side to move has a legal capture en passant onto `ep`."""
+    cdef int us = p.side, them = p.side ^ 1
+    cdef int victim = ep - 8 if us == WHITE else ep + 8
+    cdef U64 capturers = T.pawn[them][ep] & p.bb[us * 6 + PAWN]
+    cdef int ksq = king_square(p, us), frm
+    cdef U64 occ
+    while capturers:
+        frm = pop_lsb(&capturers)
+        # Remove both pawns and place ours on ep: this also catches the pin along
+        # the rank where both pawns leave the king's line at once.
+        occ = (p.all ^ bit(frm) ^ bit(victim)) | bit(ep)
+        if not (attackers_to(p, ksq, occ) & p.occ[them] & ~bit(victim)):
+            return True
+    return False
+
+
+cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
+    cdef int us = p.side, them = p.side ^ 1
+    cdef int frm = move_from(m), to = move_to(m), flags = move_flags(m)
+    cdef int pc = p.board[frm], captured = NO_PIECE, rook_from, rook_to, ep
+    u.key = p.key
+    u.castling = p.castling
+    u.ep = p.ep
+    u.halfmove = p.halfmove
+    if p.ep != NO_SQ:
+        p.key ^= Z_EP[p.ep & 7]
+        p.ep = NO_SQ
+    p.halfmove += 1
+    if flags == FLAG_EP_CAPTURE:
+        captured = them * 6 + PAWN
+        remove_piece(p, captured, to - 8 if us == WHITE else to + 8)
+        p.halfmove = 0
+    elif flags & FLAG_CAPTURE:
+        captured = p.board[to]
+        remove_piece(p, captured, to)
+        p.halfmove = 0
+    u.captured = captured
+    if flags & FLAG_PROMO:
+        remove_piece(p, pc, frm)
+        put_piece(p, us * 6 + move_promo_kind(m), to)
+    else:
+        shift_piece(p, pc, frm, to)
+    if pc % 6 == PAWN:
+        p.halfmove = 0
+        if flags == FLAG_DOUBLE_PUSH:
+            ep = (frm + to) >> 1
+            if T.pawn[us][ep] & p.bb[them * 6 + PAWN]:
+                # Decide legality from the opponent's point of view.
+                p.side = them
+                p.all = p.occ[0] | p.occ[1]
+                if ep_capture_is_legal(p, ep):
+                    p.ep = ep
+                    p.key ^= Z_EP[ep & 7]
+                p.side = us
+    elif flags == FLAG_KING_CASTLE or flags == FLAG_QUEEN_CASTLE:
+        rook_from = frm + 3 if flags == FLAG_KING_CASTLE else frm - 4
+        rook_to = frm + 1 if flags == FLAG_KING_CASTLE else frm - 1
+        shift_piece(p, us * 6 + ROOK, rook_from, rook_to)
+    if p.castling:
+        p.key ^= Z_CASTLING[p.castling]
+        p.castling &= CASTLE_MASK[frm] & CASTLE_MASK[to]
+        p.key ^= Z_CASTLING[p.castling]
+    p.all = p.occ[0] | p.occ[1]
+    p.side = them
+    p.key ^= Z_SIDE
+    if us == BLACK:
+        p.fullmove += 1
+    p.game_ply += 1
+    p.history[p.game_ply & (KEY_HISTORY - 1)] = p.key
+
+
+cdef void unmake_move(Position* p, Move m, const Undo* u) noexcept nogil:
+    cdef int them = p.side, us = p.side ^ 1
+    cdef int frm = move_from(m), to = move_to(m), flags = move_flags(m)
+    cdef int pc = p.board[to]
+    cdef U64 key = u.key
+    if flags & FLAG_PROMO:
+        remove_piece(p, pc, to)
+        put_piece(p, us * 6 + PAWN, frm)
+    else:
+        shift_piece(p, pc, to, frm)
+    if flags == FLAG_EP_CAPTURE:
+        put_piece(p, u.captured, to - 8 if us == WHITE else to + 8)
+    elif u.captured != NO_PIECE:
+        put_piece(p, u.captured, to)
+    elif flags == FLAG_KING_CASTLE:
+        shift_piece(p, us * 6 + ROOK, frm + 1, frm + 3)
+    elif flags == FLAG_QUEEN_CASTLE:
+        shift_piece(p, us * 6 + ROOK, frm - 1, frm - 4)
+    p.all = p.occ[0] | p.occ[1]
+    p.side = us
+    p.castling = u.castling
+    p.ep = u.ep
+    p.halfmove = u.halfmove
+    p.key = key
+    if us == BLACK:
+        p.fullmove -= 1
+    p.game_ply -= 1
+
+
+cdef void make_null(Position* p, Undo* u) noexcept nogil:
+    u.key = p.key
+    u.castling = p.castling
+    u.ep = p.ep
+    u.halfmove = p.halfmove
+    u.captured = NO_PIECE
+    if p.ep != NO_SQ:
+        p.key ^= Z_EP[p.ep & 7]
+        p.ep = NO_SQ
+    # A null move is irreversible for repetition purposes: no cycle may run through it.
+    p.halfmove = 0
+    p.side ^= 1
+    p.key ^= Z_SIDE
+    p.game_ply += 1
+    p.history[p.game_ply & (KEY_HISTORY - 1)] = p.key
+
+
+cdef void unmake_null(Position* p, const Undo* u) noexcept nogil:
+    p.side ^= 1
+    p.key = u.key
+    p.ep = u.ep
+    p.halfmove = u.halfmove
+    p.game_ply -= 1
+
+
+cdef int repetition_count(const Position* p) noexcept nogil:
+    """How often the current position has occurred (1 = first time).
+
+    Only positions since the last irreversible move can repeat, so the search
+    looks back halfmove plies (capped by the ring size and the known history)."""
+    cdef int n = 1, i = 4
+    cdef int limit = p.halfmove
+    if limit > p.game_ply:
+        limit = p.game_ply
+    if limit > KEY_HISTORY - 1:
+        limit = KEY_HISTORY - 1
+    while i <= limit:
+        if p.history[(p.game_ply - i) & (KEY_HISTORY - 1)] == p.key:
+            n += 1
+        i += 2
+    return n
+
+
+cdef U64 compute_key(const Position* p) noexcept nogil:
+    cdef U64 k = 0
+    cdef int sq
+    for sq in range(64):
+        if p.board[sq] != NO_PIECE:
+            k ^= Z_PIECE[p.board[sq]][sq]
+    k ^= Z_CASTLING[p.castling]
+    if p.ep != NO_SQ:
+        k ^= Z_EP[p.ep & 7]
+    if p.side == BLACK:
+        k ^= Z_SIDE
+    return k
+
+
+# ---------------------------------------------------------------- FEN (not hot)
+
+def square_name(int sq):
+    return FILES[sq & 7] + str((sq >> 3) + 1)
+
+
+cdef str move_to_uci(Move m):
+    if m == MOVE_NONE:
+        return "0000"
+    s = square_name(move_from(m)) + square_name(move_to(m))
+    if move_is_promotion(m):
+        s += "nbrq"[move_promo_kind(m) - KNIGHT]
+    return s
+
+
+cdef int parse_square(str s) except -2:
+    if len(s) == 2 and s[0] in FILES and s[1] in "12345678":
+        return FILES.index(s[0]) + 8 * (int(s[1]) - 1)
+    return -1
+
+
+cdef int parse_counter(str text, str what, int minimum) except -1:
+    if not text.isdigit() or not text.isascii():
+        raise ValueError(f"{what} must be a non-negative integer, not {text!r}")
+    return max(int(text), minimum)
+
+
+cdef int set_fen(Position* p, str fen) except -1:
+    """Parse `fen` into p; on any error raise ValueError naming the field and leave p untouched."""
+    cdef Position q
+    cdef int sq, rank, file_, pc, color, n, ep
+    fields = fen.split()
+    if len(fields) not in (4, 6):
+        raise ValueError(f"FEN has {len(fields)} fields; expected 6 "
+                         "(placement, side, castling, en passant, halfmove clock, fullmove number) "
+                         "or 4 without the counters")
+    q.bb[:] = [0] * 12
+    q.occ[0] = q.occ[1] = 0
+    for sq in range(64):
+        q.board[sq] = NO_PIECE
+    ranks = fields[0].split("/")
+    if len(ranks) != 8:
+        raise ValueError(f"piece placement has {len(ranks)} ranks; expected 8")
+    for i, text in enumerate(ranks):
+        rank = 7 - i
+        file_ = 0
+        for ch in text:
+            if ch in "12345678":
+                file_ += ord(ch) - ord("0")
+            elif ch in PIECE_LETTERS:
+                if file_ < 8:
+                    pc = PIECE_LETTERS.index(ch)
+                    q.bb[pc] |= bit(rank * 8 + file_)
+                    q.occ[pc // 6] |= bit(rank * 8 + file_)
+                    q.board[rank * 8 + file_] = pc
+                file_ += 1
+            else:
+                raise ValueError(f"piece placement: bad piece letter {ch!r} in rank {rank + 1} "
+                                 f"(expected one of {PIECE_LETTERS} or a digit 1-8)")
+        if file_ != 8:
+            raise ValueError(f"piece placement: rank {rank + 1} ({text!r}) has {file_} squares; expected 8")
+    q.all = q.occ[0] | q.occ[1]
+    for color, name in ((WHITE, "white"), (BLACK, "black")):
+        n = popcount(q.bb[color * 6 + KING])
+        if n != 1:
+            raise ValueError(f"piece placement: {name} has {n} kings; expected exactly 1")
+    pawns = (q.bb[PAWN] | q.bb[6 + PAWN]) & 0xFF000000000000FFULL
+    if pawns:
+        raise ValueError(f"piece placement: pawn on {square_name(lsb(pawns))}; "
+                         "pawns cannot stand on the first or last rank")
+    if fields[1] not in ("w", "b"):
+        raise ValueError(f"side to move must be 'w' or 'b', not {fields[1]!r}")
+    q.side = WHITE if fields[1] == "w" else BLACK
+    q.castling = 0
+    if fields[2] != "-":
+        for ch in fields[2]:
+            if ch not in "KQkq":
+                raise ValueError(f"castling rights: bad character {ch!r} in {fields[2]!r} "
+                                 "(expected K, Q, k, q or -)")
+            if fields[2].count(ch) > 1:
+                raise ValueError(f"castling rights: {ch!r} repeated in {fields[2]!r}")
+            color = WHITE if ch.isupper() else BLACK
+            king_sq = 4 if color == WHITE else 60
+            rook_sq = king_sq + (3 if ch in "Kk" else -4)
+            if q.board[king_sq] != color * 6 + KING or q.board[rook_sq] != color * 6 + ROOK:
+                raise ValueError(
+                    f"castling rights {ch!r} do not match the position: they need the "
+                    f"{'white' if color == WHITE else 'black'} king on {square_name(king_sq)} "
+                    f"and a rook on {square_name(rook_sq)}")
+            q.castling |= {"K": WHITE_OO, "Q": WHITE_OOO, "k": BLACK_OO, "q": BLACK_OOO}[ch]
+    q.ep = NO_SQ
+    if fields[3] != "-":
+        ep = parse_square(fields[3])
+        if ep < 0:
+            raise ValueError(f"en-passant square {fields[3]!r} is not a square name like e3 or -")
+        ep_rank = 5 if q.side == WHITE else 2
+        pushed = ep - 8 if q.side == WHITE else ep + 8      # where the double-pushed pawn stands
+        origin = ep + 8 if q.side == WHITE else ep - 8      # where it came from
+        if ep >> 3 != ep_rank:
+            raise ValueError(f"en-passant square {fields[3]!r} is impossible: with "
+                             f"{'white' if q.side == WHITE else 'black'} to move it must be on rank "
+                             f"{ep_rank + 1}")
+        if q.board[pushed] != (q.side ^ 1) * 6 + PAWN or q.board[ep] != NO_PIECE or q.board[origin] != NO_PIECE:
+            raise ValueError(f"en-passant square {fields[3]!r} is impossible: no pawn can just "
+                             f"have moved two squares past it")
+        q.ep = ep
+    if len(fields) == 6:
+        q.halfmove = parse_counter(fields[4], "halfmove clock", 0)
+        q.fullmove = parse_counter(fields[5], "fullmove number", 1)
+    else:
+        q.halfmove = 0
+        q.fullmove = 1
+    q.side ^= 1
+    if in_check(&q):
+        q.side ^= 1
+        raise ValueError(f"the side not to move ({'white' if q.side == BLACK else 'black'}) is in check")
+    q.side ^= 1
+    if q.ep != NO_SQ and not ep_capture_is_legal(&q, q.ep):
+        q.ep = NO_SQ            # a legal-looking but unusable ep square is dropped
+    q.key = compute_key(&q)
+    q.game_ply = 0
+    q.history[0] = q.key
+    p[0] = q
+    return 0
+
+
+cdef str get_fen(const Position* p):
+    rows = []
+    for rank in range(7, -1, -1):
+        row = ""
+        empty = 0
+        for file_ in range(8):
+            pc = p.board[rank * 8 + file_]
+            if pc == NO_PIECE:
+                empty += 1
+            else:
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                row += PIECE_LETTERS[pc]
+        if empty:
+            row += str(empty)
+        rows.append(row)
+    castling = "".join(ch for ch, flag in (("K", WHITE_OO), ("Q", WHITE_OOO), ("k", BLACK_OO),
+                                           ("q", BLACK_OOO)) if p.castling & flag) or "-"
+    ep = square_name(p.ep) if p.ep != NO_SQ else "-"
+    return f"{'/'.join(rows)} {'w' if p.side == WHITE else 'b'} {castling} {ep} {p.halfmove} {p.fullmove}"
