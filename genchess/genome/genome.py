@@ -1,0 +1,81 @@
+"""A genome: one gene of every class, with the evolutionary operators and packing.
+
+Design trade-off: a genome is a plain ordered list of gene objects (one per class
+in GENE_CLASSES) rather than a flat vector of numbers. Operators then work gene by
+gene, as in the Genetic Chess design (mutation changes a few whole genes, crossover
+inherits whole genes), and each gene keeps its own ranges and mutation rule; a
+flat vector would suit numpy statistics better but would lose those per-gene rules.
+Nothing here runs during search: `pack` flattens the genome once, at load time.
+"""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Iterable
+
+from .genes import GENE_CLASSES, GENES_BY_NAME, Gene
+
+
+class Genome:
+    def __init__(self, genome_id: int, genes: Iterable[Gene] | None = None) -> None:
+        """A genome with `genes` (one of each class, any order), or every gene's defaults."""
+        self.id = int(genome_id)
+        if genes is None:
+            genes = [cls() for cls in GENE_CLASSES]
+        by_class: dict[type[Gene], Gene] = {}
+        for gene in genes:
+            if type(gene) not in GENE_CLASSES or type(gene) in by_class:
+                raise ValueError(f"unexpected or repeated gene {type(gene).__name__}")
+            by_class[type(gene)] = gene
+        missing = [cls.NAME for cls in GENE_CLASSES if cls not in by_class]
+        if missing:
+            raise ValueError(f"genome {self.id}: missing genes {missing}")
+        self.genes: list[Gene] = [by_class[cls] for cls in GENE_CLASSES]
+
+    def gene(self, which: type[Gene] | str) -> Gene:
+        """The gene of a class, or of a file name such as 'Piece Strength Gene'."""
+        cls = GENES_BY_NAME[which] if isinstance(which, str) else which
+        return self.genes[GENE_CLASSES.index(cls)]
+
+    @classmethod
+    def random(cls, rng: Random, genome_id: int) -> Genome:
+        return cls(genome_id, [gene_class.random(rng) for gene_class in GENE_CLASSES])
+
+    def mutate(self, rng: Random, mean_changes: float = 2.0) -> int:
+        """Mutate each gene with probability mean_changes / len(genes); return how many."""
+        chance = min(1.0, mean_changes / len(self.genes))
+        changed = 0
+        for gene in self.genes:
+            if rng.random() < chance:
+                gene.mutate(rng)
+                changed += 1
+        return changed
+
+    @staticmethod
+    def crossover(a: Genome, b: Genome, rng: Random, new_id: int) -> Genome:
+        """A child taking a copy of each gene from `a` or `b` with probability 1/2."""
+        return Genome(new_id, [(ga if rng.random() < 0.5 else gb).copy() for ga, gb in zip(a.genes, b.genes)])
+
+    def copy(self, new_id: int | None = None) -> Genome:
+        return Genome(self.id if new_id is None else new_id, [gene.copy() for gene in self.genes])
+
+    def pack(self) -> dict:
+        """The flat parameter dict for the C evaluation; every key in PACK_KEYS is set."""
+        params: dict = {}
+        for gene in self.genes:
+            gene.pack(params)
+        return params
+
+    def to_text(self) -> str:
+        lines = [f"ID: {self.id}"]
+        for gene in self.genes:
+            lines += gene.write() + [""]
+        return "\n".join(lines + ["END", "", ""])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Genome) and other.id == self.id and other.genes == self.genes
+
+    __hash__ = None  # mutable
+
+    def __repr__(self) -> str:
+        return f"Genome({self.id})"
