@@ -46,12 +46,6 @@ _DRAWS = {
 cdef class Board:
     """A chess position with its move history: Board() or Board(fen)."""
 
-    cdef Position pos
-    cdef Undo* undos
-    cdef Move* played
-    cdef int n_played
-    cdef int capacity
-
     def __cinit__(self, fen=None):
         self.capacity = 64
         self.n_played = 0

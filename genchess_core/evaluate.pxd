@@ -1,0 +1,41 @@
+# Genome-driven evaluation over a flat parameter struct.
+
+from genchess_core.position cimport Position
+
+cdef enum:  # scoring genes, in GENE_PREFIXES order
+    G_TOTAL_FORCE = 0
+    G_FREEDOM = 1
+    G_PAWN_ADVANCEMENT = 2
+    G_PASSED_PAWN = 3
+    G_TARGETED = 4
+    G_SPHERE = 5
+    G_CONFINEMENT = 6
+    G_KING_PROTECTION = 7
+    G_CASTLING = 8
+    G_PAWN_ISLANDS = 9
+    G_STACKED_PAWNS = 10
+    G_CHECKMATE_MATERIAL = 11
+    N_SCORING_GENES = 12
+
+cdef enum:
+    # Internal score units per unit of the genome's weighted score.
+    EVAL_SCALE = 1000
+    EVAL_LIMIT = 500000000      # evaluations are clamped well inside the mate range
+
+cdef struct EvalParams:
+    double piece_values[6]      # normalised: sum over the starting army of |value| is 1
+    double priority[12]
+    double exponent[12]
+    double pawn_adv_table[8]    # |ranks advanced|^(1 + non-linearity), precomputed
+    double sphere_legal_score
+    double sphere_illegal_score
+    double sphere_king_target
+    double confine_friendly
+    double confine_enemy
+    int confine_max_distance
+    double castling_kingside
+    double castling_queenside
+
+cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil
+cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil
+cdef int make_params(EvalParams* e, dict packed) except -1

@@ -1,0 +1,53 @@
+# Negamax alpha-beta with PVS, quiescence, TT, ordering, null move, LMR; and the
+# Look Ahead Gene's budget search. Everything per node is C; runs without the GIL.
+
+from genchess_core.types cimport U64, Move, MAX_PLY, MAX_MOVES
+from genchess_core.position cimport Position
+from genchess_core.evaluate cimport EvalParams
+from genchess_core.tt cimport TT
+
+cdef enum:
+    # Heuristic switches, so each one's effect on node counts can be measured.
+    USE_ALPHABETA = 1
+    USE_ORDERING = 2        # hash move, MVV-LVA captures, killers, history
+    USE_QUIESCENCE = 4
+    USE_TT = 8
+    USE_NULL_MOVE = 16
+    USE_LMR = 32
+    USE_CHECK_EXTENSION = 64
+    USE_PVS = 128
+    USE_MATE_DISTANCE = 256
+    FEATURES_ALL = 511
+
+cdef enum:
+    MATE_SCORE = 1000000000
+    MATE_BOUND = 999999000      # |score| above this is a mate in (MATE_SCORE - |score|) plies
+    INFINITE_SCORE = 1100000000
+    DRAW_SCORE = 0
+
+cdef enum:
+    MODE_ITERATIVE = 0
+    MODE_BUDGET = 1
+
+cdef struct SearchState:
+    Position pos
+    EvalParams params
+    TT* tt
+    U64 nodes
+    U64 node_limit              # 0: none
+    double deadline             # monotonic seconds; 0: none
+    int stop
+    int seldepth
+    int features
+    int mode
+    double spec[4]              # budget mode: just captured, can capture, recapture, default
+    Move root_moves[256]
+    int root_scores[256]
+    int n_root
+    Move killers[MAX_PLY][2]
+    int history[12][64]
+    Move pv[MAX_PLY][MAX_PLY]
+    int pv_len[MAX_PLY]
+
+cdef double monotonic_seconds() noexcept nogil
+cdef int search_root(SearchState* s, int depth, int first, double budget) noexcept nogil

@@ -1,0 +1,586 @@
+# The search.
+#
+# Negamax alpha-beta with principal-variation search, driven by iterative
+# deepening from Python one iteration at a time (the GIL is taken back only
+# between iterations, to report). Every heuristic sits behind a bit of
+# `features` so its effect on node counts can be measured. A second depth
+# control, the Look Ahead Gene's budget search, spends a node budget instead
+# of a fixed depth: each move gets its share of what is left and is searched
+# deeper only while the estimated cost of doing so fits in that share.
+#
+# Scores are side-to-move relative ints: evaluations in EVAL_SCALE units, mates
+# as MATE_SCORE - plies, so shorter mates score higher. Draws score 0.
+
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from genchess_core.types cimport *
+from genchess_core.bitboard cimport popcount
+from genchess_core.position cimport (Position, Undo, make_move, unmake_move, make_null,
+                                     unmake_null, in_check, repetition_count, move_to_uci)
+from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
+                                    has_legal_move)
+from genchess_core.evaluate cimport EvalParams, evaluate, make_params, EVAL_SCALE
+from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
+                               tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
+from genchess_core.board cimport Board
+
+cdef int PIECE_ORDER_VALUE[6]
+PIECE_ORDER_VALUE[:] = [1, 3, 3, 5, 9, 20]
+
+cdef enum:
+    SCORE_HASH_MOVE = 1 << 30
+    SCORE_CAPTURE = 1 << 28
+    SCORE_KILLER = 1 << 27
+    HISTORY_MAX = 1 << 24
+    CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
+
+
+cdef double monotonic_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline void check_limits(SearchState* s) noexcept nogil:
+    if (s.nodes & CHECK_EVERY) == 0:
+        if s.node_limit and s.nodes >= s.node_limit:
+            s.stop = 1
+        elif s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
+            s.stop = 1
+
+
+cdef inline int score_to_tt(int score, int ply) noexcept nogil:
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+cdef inline int score_from_tt(int score, int ply) noexcept nogil:
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+cdef inline bint is_draw(const Position* p) noexcept nogil:
+    """Draws inside the tree: any repetition (a second occurrence is enough to know
+    the side can repeat), the fifty-move rule and dead positions."""
+    if p.halfmove >= 100 or repetition_count(p) >= 2:
+        return True
+    return insufficient_material(p)
+
+
+cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
+                      int ply) noexcept nogil:
+    cdef int i, victim, attacker, flags
+    cdef Move m
+    for i in range(n):
+        m = moves[i]
+        flags = move_flags(m)
+        if m == hash_move:
+            scores[i] = SCORE_HASH_MOVE
+        elif flags & (FLAG_CAPTURE | FLAG_PROMO):
+            # Most valuable victim first, then least valuable attacker.
+            victim = PAWN if flags == FLAG_EP_CAPTURE else s.pos.board[move_to(m)] % 6
+            attacker = s.pos.board[move_from(m)] % 6
+            scores[i] = SCORE_CAPTURE + 64 * (PIECE_ORDER_VALUE[victim] if flags & FLAG_CAPTURE else 0) \
+                + (16 * PIECE_ORDER_VALUE[move_promo_kind(m)] if flags & FLAG_PROMO else 0) \
+                - PIECE_ORDER_VALUE[attacker]
+        elif m == s.killers[ply][0]:
+            scores[i] = SCORE_KILLER + 1
+        elif m == s.killers[ply][1]:
+            scores[i] = SCORE_KILLER
+        else:
+            scores[i] = s.history[s.pos.board[move_from(m)]][move_to(m)]
+
+
+cdef inline Move pick_move(Move* moves, int* scores, int i, int n) noexcept nogil:
+    """Selection sort step: bring the best-scored remaining move to position i."""
+    cdef int best = i, j, t
+    cdef Move m
+    for j in range(i + 1, n):
+        if scores[j] > scores[best]:
+            best = j
+    if best != i:
+        m = moves[i]; moves[i] = moves[best]; moves[best] = m
+        t = scores[i]; scores[i] = scores[best]; scores[best] = t
+    return moves[i]
+
+
+cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
+    cdef int j
+    s.pv[ply][ply] = m
+    for j in range(ply + 1, s.pv_len[ply + 1]):
+        s.pv[ply][j] = s.pv[ply + 1][j]
+    s.pv_len[ply] = s.pv_len[ply + 1] if s.pv_len[ply + 1] > ply + 1 else ply + 1
+
+
+cdef void reward_quiet(SearchState* s, Move m, int depth, int ply) noexcept nogil:
+    cdef int pc = s.pos.board[move_from(m)], i, j
+    if s.killers[ply][0] != m:
+        s.killers[ply][1] = s.killers[ply][0]
+        s.killers[ply][0] = m
+    s.history[pc][move_to(m)] += depth * depth
+    if s.history[pc][move_to(m)] > HISTORY_MAX:
+        for i in range(12):
+            for j in range(64):
+                s.history[i][j] //= 2
+
+
+cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Undo u
+    cdef int n, i, score, best, stand_pat
+    cdef bint checked
+    cdef Position* p = &s.pos
+    s.nodes += 1
+    if ply > s.seldepth:
+        s.seldepth = ply
+    check_limits(s)
+    if s.stop:
+        return 0
+    if ply >= MAX_PLY - 1:
+        return evaluate(p, &s.params)
+    if not (s.features & USE_QUIESCENCE):
+        if not has_legal_move(p):
+            return -MATE_SCORE + ply if in_check(p) else DRAW_SCORE
+        return evaluate(p, &s.params)
+    if insufficient_material(p):
+        return DRAW_SCORE
+    checked = in_check(p)
+    if checked:
+        # No standing pat in check: every evasion is searched, and no evasion is mate.
+        n = generate_legal(p, moves, GEN_ALL)
+        if n == 0:
+            return -MATE_SCORE + ply
+        best = -INFINITE_SCORE
+    else:
+        stand_pat = evaluate(p, &s.params)
+        if stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best = stand_pat
+        n = generate_legal(p, moves, GEN_CAPTURES)
+    order_moves(s, moves, scores, n, MOVE_NONE, ply)
+    for i in range(n):
+        pick_move(moves, scores, i, n)
+        make_move(p, moves[i], &u)
+        score = -quiesce(s, -beta, -alpha, ply + 1)
+        unmake_move(p, moves[i], &u)
+        if s.stop:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    return best
+
+
+cdef bint has_non_pawn_material(const Position* p) noexcept nogil:
+    cdef int c = p.side * 6
+    return (p.bb[c + KNIGHT] | p.bb[c + BISHOP] | p.bb[c + ROOK] | p.bb[c + QUEEN]) != 0
+
+
+cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint null_ok) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Undo u
+    cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound
+    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet
+    cdef bint use_ab = s.features & USE_ALPHABETA
+    cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE
+    cdef TTEntry* entry
+    cdef Position* p = &s.pos
+    s.pv_len[ply] = ply
+    if ply >= MAX_PLY - 2:
+        return evaluate(p, &s.params)
+    if ply > 0:
+        if is_draw(p):
+            # A checkmate on the hundredth half-move is still a checkmate.
+            if p.halfmove >= 100 and in_check(p) and not has_legal_move(p):
+                return -MATE_SCORE + ply
+            return DRAW_SCORE
+        # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
+        if s.features & USE_MATE_DISTANCE and use_ab:
+            if alpha < -MATE_SCORE + ply:
+                alpha = -MATE_SCORE + ply
+            if beta > MATE_SCORE - ply - 1:
+                beta = MATE_SCORE - ply - 1
+            if alpha >= beta:
+                return alpha
+    checked = in_check(p)
+    # Check extension: a forcing line is not cut off in the middle of a check.
+    if checked and s.features & USE_CHECK_EXTENSION:
+        depth += 1
+    if depth <= 0:
+        return quiesce(s, alpha, beta, ply)
+    s.nodes += 1
+    check_limits(s)
+    if s.stop:
+        return 0
+
+    if s.features & USE_TT:
+        entry = tt_probe(s.tt, p.key)
+        if entry != NULL:
+            hash_move = entry.move
+            if entry.depth >= depth and not pv_node and use_ab:
+                score = score_from_tt(entry.score, ply)
+                bound = entry.bound_age & 3
+                if bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) \
+                        or (bound == BOUND_UPPER and score <= alpha):
+                    return score
+
+    # Null-move pruning: if passing still fails high, a real move will too. Not in
+    # check, not in PV nodes, and not without pieces (zugzwang is common then).
+    if (s.features & USE_NULL_MOVE and null_ok and use_ab and not pv_node and not checked
+            and depth >= 3 and has_non_pawn_material(p) and beta < MATE_BOUND
+            and evaluate(p, &s.params) >= beta):
+        R = 3 if depth >= 6 else 2
+        make_null(p, &u)
+        score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
+        unmake_null(p, &u)
+        if s.stop:
+            return 0
+        if score >= beta:
+            return beta if score > MATE_BOUND else score
+
+    n = generate_legal(p, moves, GEN_ALL)
+    if n == 0:
+        return -MATE_SCORE + ply if checked else DRAW_SCORE
+    if s.features & USE_ORDERING:
+        order_moves(s, moves, scores, n, hash_move, ply)
+    best = -INFINITE_SCORE
+    for i in range(n):
+        if s.features & USE_ORDERING:
+            m = pick_move(moves, scores, i, n)
+        else:
+            m = moves[i]
+        quiet = not (move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO))
+        make_move(p, m, &u)
+        if not use_ab:
+            score = -negamax(s, depth - 1, -INFINITE_SCORE, INFINITE_SCORE, ply + 1, True)
+        elif i == 0 or not (s.features & USE_PVS):
+            score = -negamax(s, depth - 1, -beta, -alpha, ply + 1, True)
+        else:
+            # Late-move reductions: quiet moves ordered late are searched shallower
+            # first and again at full depth only if they turn out to matter.
+            reduction = 0
+            if (s.features & USE_LMR and depth >= 3 and i >= 3 and quiet and not checked
+                    and m != s.killers[ply][0] and m != s.killers[ply][1] and not in_check(p)):
+                reduction = 2 if (i >= 8 and depth >= 6) else 1
+            score = -negamax(s, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, True)
+            if score > alpha and reduction:
+                score = -negamax(s, depth - 1, -alpha - 1, -alpha, ply + 1, True)
+            if score > alpha and score < beta:
+                score = -negamax(s, depth - 1, -beta, -alpha, ply + 1, True)
+        unmake_move(p, m, &u)
+        if s.stop:
+            return 0
+        if score > best:
+            best = score
+            best_move = m
+            if score > alpha:
+                alpha = score
+                update_pv(s, ply, m)
+                if alpha >= beta and use_ab:
+                    if quiet:
+                        reward_quiet(s, m, depth, ply)
+                    break
+    if s.features & USE_TT:
+        if best >= beta:
+            bound = BOUND_LOWER
+        elif best > orig_alpha:
+            bound = BOUND_EXACT
+        else:
+            bound = BOUND_UPPER
+        tt_store(s.tt, p.key, score_to_tt(best, ply), bound, depth, best_move)
+    return best
+
+
+cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int ply) noexcept nogil:
+    """The Look Ahead Gene's search: `budget` nodes shared among the moves here."""
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Undo u
+    cdef int n, i, score, best
+    cdef Move m, hash_move = MOVE_NONE
+    cdef U64 start = s.nodes
+    cdef TTEntry* entry
+    cdef Position* p = &s.pos
+    s.pv_len[ply] = ply
+    if ply >= MAX_PLY - 2:
+        return evaluate(p, &s.params)
+    if is_draw(p):
+        if p.halfmove >= 100 and in_check(p) and not has_legal_move(p):
+            return -MATE_SCORE + ply
+        return DRAW_SCORE
+    s.nodes += 1
+    check_limits(s)
+    if s.stop:
+        return 0
+    n = generate_legal(p, moves, GEN_ALL)
+    if n == 0:
+        return -MATE_SCORE + ply if in_check(p) else DRAW_SCORE
+    if s.features & USE_TT:
+        entry = tt_probe(s.tt, p.key)
+        if entry != NULL:
+            hash_move = entry.move
+    order_moves(s, moves, scores, n, hash_move, ply)
+    best = -INFINITE_SCORE
+    for i in range(n):
+        m = pick_move(moves, scores, i, n)
+        make_move(p, m, &u)
+        score = -child_by_budget(s, m, -beta, -alpha,
+                                 (budget - <double>(s.nodes - start)) / (n - i), ply + 1)
+        unmake_move(p, m, &u)
+        if s.stop:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                update_pv(s, ply, m)
+                if alpha >= beta:
+                    if not (move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO)):
+                        reward_quiet(s, m, 1, ply)
+                    break
+    if s.features & USE_TT:
+        tt_store(s.tt, p.key, 0, BOUND_UPPER, 0, s.pv[ply][ply] if s.pv_len[ply] > ply else MOVE_NONE)
+    return best
+
+
+cdef int child_by_budget(SearchState* s, Move m, int alpha, int beta, double share, int ply) noexcept nogil:
+    """After move m: search deeper if the estimated cost k * N_legal fits in `share`,
+    else settle the position by quiescence. k is the speculation constant for
+    whether m captured and whether the reply can capture."""
+    cdef Move replies[MAX_MOVES]
+    cdef int n = generate_legal(&s.pos, replies, GEN_ALL), i, kind
+    cdef bint just_captured = move_flags(m) & FLAG_CAPTURE, can_capture = False
+    for i in range(n):
+        if move_flags(replies[i]) & FLAG_CAPTURE:
+            can_capture = True
+            break
+    if just_captured and can_capture:
+        kind = 2
+    elif just_captured:
+        kind = 0
+    elif can_capture:
+        kind = 1
+    else:
+        kind = 3
+    if n > 0 and share > s.spec[kind] * n:
+        return budget_search(s, alpha, beta, share, ply)
+    s.pv_len[ply] = ply
+    return quiesce(s, alpha, beta, ply)
+
+
+cdef int search_root(SearchState* s, int depth, int first, double budget) noexcept nogil:
+    """Search root_moves[first:] (MultiPV lines before `first` are already chosen),
+    leave them sorted best first, the PV in pv[0]; return the best score."""
+    cdef Undo u
+    cdef int i, j, score, best = -INFINITE_SCORE, alpha = -INFINITE_SCORE, beta = INFINITE_SCORE
+    cdef int n = s.n_root, t
+    cdef Move m
+    cdef U64 start = s.nodes
+    s.pv_len[0] = 0
+    for i in range(first, n):
+        s.root_scores[i] = -INFINITE_SCORE
+    for i in range(first, n):
+        m = s.root_moves[i]
+        make_move(&s.pos, m, &u)
+        if s.mode == MODE_BUDGET:
+            score = -child_by_budget(s, m, -beta, -alpha,
+                                     (budget - <double>(s.nodes - start)) / (n - i), 1)
+        elif i == first or not (s.features & USE_PVS) or not (s.features & USE_ALPHABETA):
+            score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
+        else:
+            score = -negamax(s, depth - 1, -alpha - 1, -alpha, 1, True)
+            if score > alpha and not s.stop:
+                score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
+        unmake_move(&s.pos, m, &u)
+        if s.stop:
+            break
+        s.root_scores[i] = score
+        if score > best:
+            best = score
+            if score > alpha:
+                if s.features & USE_ALPHABETA:
+                    alpha = score
+                update_pv(s, 0, m)
+    # Stable insertion sort, best first: the next iteration searches the best move first.
+    for i in range(first + 1, n):
+        m = s.root_moves[i]
+        t = s.root_scores[i]
+        j = i - 1
+        while j >= first and s.root_scores[j] < t:
+            s.root_moves[j + 1] = s.root_moves[j]
+            s.root_scores[j + 1] = s.root_scores[j]
+            j -= 1
+        s.root_moves[j + 1] = m
+        s.root_scores[j + 1] = t
+    return best
+
+
+# ------------------------------------------------------------ Python driver
+
+FEATURE_NAMES = {
+    "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
+    "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
+    "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
+}
+ALL_FEATURES = FEATURES_ALL
+MATE = MATE_SCORE
+MATE_THRESHOLD = MATE_BOUND
+
+
+cdef class Searcher:
+    """Owns a search state and its transposition table; one search at a time.
+
+    `search()` runs iterative deepening (or one budget pass), releasing the GIL
+    for each iteration; `stop()` may be called from any thread."""
+
+    cdef SearchState* s
+    cdef TT tt
+    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
+
+    def __cinit__(self, int hash_mb=16):
+        self.s = <SearchState*>calloc(1, sizeof(SearchState))
+        if self.s == NULL:
+            raise MemoryError()
+        self.tt.entries = NULL
+        if tt_resize(&self.tt, hash_mb) != 0:
+            raise MemoryError(f"cannot allocate a {hash_mb} MB hash table")
+        self.s.tt = &self.tt
+        self.s.features = FEATURES_ALL
+        self.pawn_unit = EVAL_SCALE
+
+    def __dealloc__(self):
+        tt_free(&self.tt)
+        free(self.s)
+
+    def set_hash(self, int megabytes):
+        if tt_resize(&self.tt, megabytes) != 0:
+            raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
+
+    def clear(self):
+        """Forget everything learned: hash table, killers, history."""
+        tt_clear(&self.tt)
+        memset(self.s.killers, 0, sizeof(self.s.killers))
+        memset(self.s.history, 0, sizeof(self.s.history))
+
+    def set_genome(self, dict packed):
+        """Load a genome's packed parameters (once per genome, not per search)."""
+        make_params(&self.s.params, packed)
+        self.s.spec[0] = packed["spec_just_captured"]
+        self.s.spec[1] = packed["spec_can_capture"]
+        self.s.spec[2] = packed["spec_recapture"]
+        self.s.spec[3] = packed["spec_default"]
+        unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
+        self.pawn_unit = unit if unit > 0 else EVAL_SCALE
+
+    @property
+    def features(self):
+        return self.s.features
+
+    @features.setter
+    def features(self, int value):
+        self.s.features = value
+
+    def stop(self):
+        self.s.stop = 1
+
+    def progress(self):
+        """(nodes, seldepth) of the running search; safe to call from another thread."""
+        return self.s.nodes, self.s.seldepth
+
+    def hashfull(self):
+        return tt_hashfull(&self.tt)
+
+    def evaluate(self, Board board):
+        """The static evaluation of `board` from the side to move's view."""
+        return evaluate(&board.pos, &self.s.params)
+
+    def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
+               double soft_time=0.0, double hard_time=0.0, searchmoves=None, int multipv=1,
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
+        """Search `board` and return the last complete result as a dict.
+
+        soft_time: start no new iteration after this many seconds; hard_time: abort
+        the search then. In budget mode one pass spends `budget_nodes`. The result
+        and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
+        lines: [(score, pv as UCI list)] best first."""
+        cdef SearchState* s = self.s
+        cdef Move moves[MAX_MOVES]
+        cdef int n, i, depth, line, score = 0, lines_wanted
+        cdef double start = monotonic_seconds(), budget = budget_nodes
+        s.pos = board.pos
+        s.stop = 0
+        s.nodes = 0
+        s.seldepth = 0
+        s.node_limit = node_limit
+        s.deadline = start + hard_time if hard_time > 0 else 0.0
+        s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
+        tt_new_search(&self.tt)
+        memset(s.killers, 0, sizeof(s.killers))
+        n = generate_legal(&s.pos, moves, GEN_ALL)
+        s.n_root = 0
+        wanted = set(searchmoves) if searchmoves else None
+        for i in range(n):
+            if wanted is None or move_to_uci(moves[i]) in wanted:
+                s.root_moves[s.n_root] = moves[i]
+                s.n_root += 1
+        result = {"depth": 0, "seldepth": 0, "nodes": 0, "time": 0.0, "hashfull": 0, "lines": []}
+        if s.n_root == 0:
+            if n == 0:
+                result["lines"] = [(-MATE_SCORE if in_check(&s.pos) else DRAW_SCORE, [])]
+            return result
+        lines_wanted = min(max(multipv, 1), s.n_root)
+        if s.mode == MODE_BUDGET:
+            depth_range = [1]
+        else:
+            depth_range = range(1, max(max_depth, 1) + 1)
+        for depth in depth_range:
+            lines = []
+            for line in range(lines_wanted):
+                with nogil:
+                    score = search_root(s, depth, line, budget)
+                if s.stop and not (line == 0 and s.root_scores[line] > -INFINITE_SCORE):
+                    break
+                pv = [move_to_uci(s.pv[0][i]) for i in range(s.pv_len[0])]
+                if not pv or pv[0] != move_to_uci(s.root_moves[line]):
+                    pv = [move_to_uci(s.root_moves[line])]
+                lines.append((s.root_scores[line], pv))
+                if s.stop:
+                    break
+            if not lines:
+                break                     # stopped before anything was learned this iteration
+            if s.stop and result["lines"] and len(lines) < len(result["lines"]):
+                lines = lines + result["lines"][len(lines):]
+            elapsed = monotonic_seconds() - start
+            result = {"depth": depth, "seldepth": s.seldepth, "nodes": s.nodes, "time": elapsed,
+                      "hashfull": tt_hashfull(&self.tt), "lines": lines}
+            if on_iteration is not None:
+                on_iteration(result)
+            if s.stop:
+                break
+            best_score = lines[0][0]
+            if mate and best_score > MATE_BOUND and (MATE_SCORE - best_score + 1) // 2 <= mate:
+                break
+            if abs(best_score) > MATE_BOUND and depth >= MATE_SCORE - abs(best_score) + 2:
+                break                     # a mate is proven; deeper search cannot change it
+            if soft_time > 0 and elapsed >= soft_time:
+                break
+            if node_limit and s.nodes >= node_limit:
+                break
+        result["nodes"] = s.nodes
+        result["time"] = monotonic_seconds() - start
+        return result

@@ -1,0 +1,30 @@
+# Transposition table: a malloc'd power-of-two array of 16-byte entries.
+
+from libc.stdint cimport int32_t, uint8_t, int8_t, uint16_t
+from genchess_core.types cimport U64, Move
+
+cdef enum:
+    BOUND_NONE = 0
+    BOUND_UPPER = 1         # score <= value (failed low)
+    BOUND_LOWER = 2         # score >= value (failed high)
+    BOUND_EXACT = 3
+
+cdef struct TTEntry:
+    U64 key
+    int32_t score
+    Move move
+    int8_t depth
+    uint8_t bound_age       # bound in the low 2 bits, search generation above
+
+cdef struct TT:
+    TTEntry* entries
+    U64 mask
+    uint8_t age
+
+cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil
+cdef void tt_free(TT* tt) noexcept nogil
+cdef void tt_clear(TT* tt) noexcept nogil
+cdef void tt_new_search(TT* tt) noexcept nogil
+cdef TTEntry* tt_probe(TT* tt, U64 key) noexcept nogil
+cdef void tt_store(TT* tt, U64 key, int score, int bound, int depth, Move move) noexcept nogil
+cdef int tt_hashfull(const TT* tt) noexcept nogil
