@@ -169,6 +169,12 @@ cdef class Board:
             unmake_null(&self.pos, &self.undos[self.n_played])
         else:
             unmake_move(&self.pos, m, &self.undos[self.n_played])
+        # The move being taken back overwrote the ring slot of the position
+        # KEY_HISTORY plies earlier; put that key back (undos[i].key is the key
+        # before move i, i.e. at ply i) so repetition counts survive long games.
+        if self.n_played + 1 >= KEY_HISTORY:
+            self.pos.history[(self.n_played + 1) & (KEY_HISTORY - 1)] = \
+                self.undos[self.n_played + 1 - KEY_HISTORY].key
         return move_to_uci(m)
 
     def is_check(self):

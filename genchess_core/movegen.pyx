@@ -222,10 +222,12 @@ cdef int game_status(const Position* p, bint claim_draw) noexcept nogil:
     threefold draws only when `claim_draw` (they must be claimed)."""
     cdef bint any_move = has_legal_move(p)
     cdef int reps
-    if not any_move:
-        return STATUS_CHECKMATE if in_check(p) else STATUS_STALEMATE
+    if not any_move and in_check(p):
+        return STATUS_CHECKMATE
     if insufficient_material(p):
         return STATUS_INSUFFICIENT
+    if not any_move:
+        return STATUS_STALEMATE
     if p.halfmove >= 150:
         return STATUS_SEVENTYFIVE
     reps = repetition_count(p)

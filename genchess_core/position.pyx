@@ -277,6 +277,8 @@ cdef int parse_square(str s) except -2:
 cdef int parse_counter(str text, str what, int minimum) except -1:
     if not text.isdigit() or not text.isascii():
         raise ValueError(f"{what} must be a non-negative integer, not {text!r}")
+    if len(text) > 6:
+        raise ValueError(f"{what} {text} is too large (at most 999999)")
     return max(int(text), minimum)
 
 
@@ -299,8 +301,12 @@ cdef int set_fen(Position* p, str fen) except -1:
     for i, text in enumerate(ranks):
         rank = 7 - i
         file_ = 0
+        previous = ""
         for ch in text:
             if ch in "12345678":
+                if previous in "12345678" and previous:
+                    raise ValueError(f"piece placement: two digits in a row in rank {rank + 1} "
+                                     f"({text!r}); write the empty squares as one digit")
                 file_ += ord(ch) - ord("0")
             elif ch in PIECE_LETTERS:
                 if file_ < 8:
@@ -310,8 +316,9 @@ cdef int set_fen(Position* p, str fen) except -1:
                     q.board[rank * 8 + file_] = pc
                 file_ += 1
             else:
-                raise ValueError(f"piece placement: bad piece letter {ch!r} in rank {rank + 1} "
-                                 f"(expected one of {PIECE_LETTERS} or a digit 1-8)")
+                raise ValueError(f"piece placement: bad character {ch!r} in rank {rank + 1} "
+                                 f"(expected a piece letter from {PIECE_LETTERS} or a digit 1-8)")
+            previous = ch
         if file_ != 8:
             raise ValueError(f"piece placement: rank {rank + 1} ({text!r}) has {file_} squares; expected 8")
     q.all = q.occ[0] | q.occ[1]
