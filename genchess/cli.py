@@ -45,6 +45,51 @@ def cmd_perft(args):
     return 0
 
 
+def load_genome_or_exit(path, genome_id, prog):
+    """The genome a user asked for, or one line on stderr and exit status 2."""
+    from genchess.genome import GenomeError, default_genome, load_genome
+
+    if path is None:
+        if genome_id is not None:
+            print(f"{prog}: --genome-id needs --genome FILE", file=sys.stderr)
+            raise SystemExit(2)
+        return default_genome()
+    try:
+        return load_genome(path, genome_id)
+    except GenomeError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"{prog}: cannot read genome file {path}: {e.strerror}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def cmd_bench(args):
+    from genchess.bench import run_bench
+    from genchess.engine import Engine
+
+    genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
+    engine = Engine(genome, hash_mb=args.hash, search_mode="iterative")
+    run_bench(engine, args.depth)
+    return 0
+
+
+def _positive(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of at least 1, not {value}")
+    return value
+
+
+def add_genome_options(parser):
+    parser.add_argument("--genome", metavar="FILE",
+                        help="genome file (default: the shipped default genome); for a gene-pool "
+                             "file the smallest living ID, else the last genome")
+    parser.add_argument("--genome-id", type=int, metavar="N", help="load the genome with this ID")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="genchess",
@@ -59,6 +104,14 @@ def build_parser():
     p.add_argument("--fen", help="start position (default: the standard start)")
     p.add_argument("--divide", action="store_true", help="print the count below each root move")
     p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("bench", help="search fixed positions to a fixed depth (speed and signature)",
+                       description="Search 32 fixed positions to a fixed depth from a cleared hash "
+                                   "table; the node count is the engine's deterministic signature.")
+    p.add_argument("--depth", type=_positive, default=6, help="search depth (default 6)")
+    p.add_argument("--hash", type=_positive, default=16, metavar="MB", help="hash table size (default 16)")
+    add_genome_options(p)
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,72 @@
+"""`genchess bench`: a fixed search over fixed positions, the engine's signature.
+
+Each position is searched to a fixed depth from a cleared hash table, so the total
+node count depends only on the code and the genome: any change to search or
+evaluation shows up in it (the number OpenBench-style testing compares). The
+positions are openings, tactical middlegames and endgames from the project's
+shared data, copied here so an installed engine carries them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from genchess.engine import Engine
+from genchess.timeman import Limits
+
+DEFAULT_DEPTH = 6
+
+BENCH_POSITIONS = [
+    'rnbqkbnr/pp1p1pp1/2p1p2p/8/2P5/5P1N/PP1PP1PP/RNBQKB1R w KQkq - 0 1',
+    'rnbqkb1r/pp1ppp1p/2p3pn/8/8/P5P1/RPPPPP1P/1NBQKBNR w Kkq - 0 1',
+    'rn1qkb1r/ppp1p1pp/3pbp1n/8/8/N3P3/PPPPKPPP/1RBQ1BNR w kq - 0 1',
+    'r1bqkbnr/pppp2pp/n4p2/4p3/P4P2/8/1PPPP1PP/RNBQKBNR w KQkq - 0 1',
+    'r1bqkbnr/1p1ppppp/2n5/p1p5/8/1PN3P1/P1PPPP1P/R1BQKBNR w KQkq - 0 1',
+    'rnbqkb1r/1ppp1ppp/4p2n/p7/1P3P2/6P1/P1PPP2P/RNBQKBNR w KQkq - 0 1',
+    'rnbqkbnr/1p1p1ppp/p1p1p3/5P2/3P4/8/PPP1P1PP/RNBQKBNR w KQkq - 0 1',
+    'rnbqkbnr/pp1p1pp1/4p2p/2p5/3P1B2/N7/PPP1PPPP/R2QKBNR w KQkq - 0 1',
+    'rn1qkbnr/pppbpp1p/3p2p1/8/Q1P4P/8/PP1PPPP1/RNB1KBNR w KQkq - 0 1',
+    'rn1qkbnr/2p1pppp/pp1pb3/8/1P2N3/8/P1PPPPPP/RNBQKB1R w KQkq - 0 1',
+    '4r1nk/p2b1q1p/1ppp4/3B1n2/5P2/P1N4P/1PP2Q2/1K1R4 w - - 0 1',
+    'r3k1r1/2p1bp1p/4p2B/4P1P1/p1p5/3Q4/6P1/RR3K2 b q - 0 1',
+    '1k6/1r6/1Q2p2p/P2pP1p1/3P2P1/r7/6K1/8 w - - 0 1',
+    '8/2Q4p/2p1k1p1/p1P1Pr2/7P/2N3PK/7r/8 w - - 0 1',
+    '8/5k2/p3p1p1/P7/3PB3/2p1b3/5P1P/5K2 w - - 0 1',
+    '6r1/p1k1r3/1p1p3Q/1P1Rq2P/P1p2pB1/4nP2/6P1/4R1K1 b - - 0 1',
+    '3q1b1r/1Q1pk1p1/2n1p1B1/1p1nP2p/3N2p1/8/NPP2PPP/5RK1 b - - 0 1',
+    '1r3r1k/Q6p/1P1p2p1/3Bbq2/P1P1R3/5pP1/5P1P/4R1K1 b - - 0 1',
+    'r1bqk2r/1pp1n1bp/p2p1n2/3P1pp1/2P1p3/1PN1PNP1/PB3PBP/R2QK2R b KQkq - 0 1',
+    '8/6pp/b5k1/P1p2R2/P5P1/B6n/4p2P/4N1K1 w - - 0 1',
+    'r1bk1b1r/ppp1n1p1/2np1pq1/3Np1Np/2BPP2P/1QP5/PP3PP1/R1B1K2R w KQ - 0 1',
+    '8/5p2/6k1/8/4P2p/4K3/5P2/8 b - - 0 1',
+    '1r1qk2r/p2b2pp/n1pbp3/Np1pQp1B/1P2n3/P3P3/2PP1PPP/RNB1K2R b KQk - 0 1',
+    'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',
+    'r3k2r/8/8/8/8/8/8/1R2K2R w Kkq - 0 1',
+    '8/8/8/8/8/8/1k6/R3K3 b Q - 0 1',
+    '8/8/4k3/3Nn3/3nN3/4K3/8/8 w - - 0 1',
+    'k7/B7/1B6/1B6/8/8/8/K6b b - - 0 1',
+    '8/3k4/3p4/8/3P4/3K4/8/8 w - - 0 1',
+    'k7/8/6p1/8/8/7P/8/K7 w - - 0 1',
+    '7k/8/8/1p6/P7/8/8/7K w - - 0 1',
+    '8/Pk6/8/8/8/8/6Kp/8 w - - 0 1',
+]
+
+
+def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, out=print) -> tuple[int, float]:
+    """Search every bench position to `depth`; print the Stockfish-style summary."""
+    total_nodes = 0
+    start = time.perf_counter()
+    for i, fen in enumerate(BENCH_POSITIONS, start=1):
+        engine.new_game()
+        engine.set_position(fen)
+        result = engine.search(Limits(depth=depth))
+        total_nodes += result.nodes
+        out(f"Position {i:2}/{len(BENCH_POSITIONS)}: {result.bestmove:6} {str(result.score):12} "
+            f"nodes {result.nodes:9}  {fen}")
+    elapsed = time.perf_counter() - start
+    out("")
+    out("===========================")
+    out(f"Total time (ms) : {int(elapsed * 1000)}")
+    out(f"Nodes searched  : {total_nodes}")
+    out(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
+    return total_nodes, elapsed

@@ -1,0 +1,215 @@
+"""The engine facade: one object the protocols, the players and the trainers drive.
+
+It holds the current position (a Board), the genome and a Searcher. `go()`
+returns at once and searches in a thread whose C search releases the GIL, so the
+protocol thread stays free to answer `isready` and `stop`; `search()` is the
+synchronous form the trainers use. Every search ends in exactly one legal best
+move (None only when there is no legal move), whatever stops it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from genchess.genome import Genome, default_genome
+from genchess.timeman import Limits, allocate
+from genchess_core import Board, STARTING_FEN
+from genchess_core.search import MATE, MATE_THRESHOLD, Searcher
+
+SEARCH_MODES = ("iterative", "budget")
+DEFAULT_NPS = 300_000      # budget mode's speed guess before the first move is measured
+
+
+@dataclass
+class Score:
+    """A score as UCI reports it: centipawns, or mate in `mate` moves (negative: mated)."""
+    cp: int | None = None
+    mate: int | None = None
+
+    @classmethod
+    def from_internal(cls, score: int, pawn_unit: float) -> "Score":
+        if abs(score) > MATE_THRESHOLD:
+            plies = MATE - abs(score)
+            moves = (plies + 1) // 2
+            return cls(mate=moves if score > 0 else -moves)
+        return cls(cp=round(score * 100 / pawn_unit))
+
+    def __str__(self):
+        return f"mate {self.mate}" if self.mate is not None else f"cp {self.cp}"
+
+
+@dataclass
+class Info:
+    """One search report; `pv` empty for the once-a-second progress reports."""
+    depth: int
+    seldepth: int
+    nodes: int
+    time_ms: int
+    nps: int
+    hashfull: int
+    multipv: int = 1
+    score: Score | None = None
+    pv: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SearchResult:
+    bestmove: str | None
+    ponder: str | None
+    score: Score
+    depth: int
+    nodes: int
+    time_ms: int
+    pv: list[str]
+
+
+class Engine:
+    def __init__(self, genome: Genome | None = None, hash_mb: int = 16,
+                 search_mode: str = "iterative", move_overhead_ms: int = 30):
+        self.searcher = Searcher(hash_mb)
+        self.board = Board()
+        self.search_mode = search_mode
+        self.move_overhead_ms = move_overhead_ms
+        self.multipv = 1
+        self.nps_estimate = DEFAULT_NPS
+        self.genome: Genome
+        self.set_genome(genome or default_genome())
+        self._thread: threading.Thread | None = None
+        self._stop_requested = threading.Event()
+        self._ponderhit = threading.Event()
+
+    # ---------------------------------------------------------------- setup
+
+    def set_genome(self, genome: Genome) -> None:
+        self.genome = genome
+        packed = genome.pack()
+        self.look_ahead = (packed["mean_game_length"], packed["game_length_uncertainty"])
+        self.searcher.set_genome(packed)
+
+    def set_hash(self, megabytes: int) -> None:
+        self.searcher.set_hash(megabytes)
+
+    def new_game(self) -> None:
+        self.searcher.clear()
+        self.nps_estimate = DEFAULT_NPS
+
+    def set_position(self, fen: str | None = None, moves=()) -> None:
+        """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
+        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
+        for move in moves:
+            board.push_uci(move)
+        self.board = board
+
+    # ---------------------------------------------------------------- searching
+
+    def go(self, limits: Limits, on_info: Callable[[Info], None] | None = None,
+           on_bestmove: Callable[[SearchResult], None] | None = None) -> None:
+        """Start searching in the background; on_bestmove is called exactly once.
+
+        For `infinite` and `ponder` searches the best move waits for stop() (or
+        ponderhit() and the clock), as UCI requires."""
+        self.wait()
+        self._stop_requested.clear()
+        self._ponderhit.clear()
+        self.searcher.clear_stop()
+        self._thread = threading.Thread(target=self._run, args=(limits, on_info, on_bestmove),
+                                        name="genchess-search", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop_requested.set()
+        self.searcher.stop()
+
+    def ponderhit(self, limits: Limits) -> None:
+        """The opponent played the pondered move: continue as a normal timed search."""
+        budget = self._budget(Limits(**{**limits.__dict__, "ponder": False}))
+        self.searcher.set_time_limits(budget.soft, budget.hard)
+        self._ponderhit.set()
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def is_searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def search(self, limits: Limits, on_info: Callable[[Info], None] | None = None) -> SearchResult:
+        """Search the current position synchronously (trainers, players, tests)."""
+        self._stop_requested.clear()
+        self.searcher.clear_stop()
+        return self._search(limits, on_info)
+
+    # ---------------------------------------------------------------- internals
+
+    def _budget(self, limits: Limits):
+        moves_played = self.board.fullmove_number - 1
+        mean, spread = self.look_ahead
+        return allocate(limits, self.board.turn == "w", moves_played, mean, spread,
+                        self.move_overhead_ms)
+
+    def _run(self, limits, on_info, on_bestmove):
+        done = threading.Event()
+        if on_info is not None:
+            threading.Thread(target=self._progress_reports, args=(done, on_info),
+                             daemon=True).start()
+        try:
+            result = self._search(limits, on_info)
+        finally:
+            done.set()
+        if limits.infinite or limits.ponder:
+            # UCI: no bestmove before `stop` (or, when pondering, before ponderhit ends it).
+            while not self._stop_requested.is_set() and not (limits.ponder and self._ponderhit.is_set()):
+                self._stop_requested.wait(0.05)
+        if on_bestmove is not None:
+            on_bestmove(result)
+
+    def _progress_reports(self, done: threading.Event, on_info):
+        start = time.monotonic()
+        while not done.wait(1.0):
+            nodes, seldepth = self.searcher.progress()
+            elapsed = time.monotonic() - start
+            on_info(Info(depth=0, seldepth=seldepth, nodes=nodes, time_ms=int(elapsed * 1000),
+                         nps=int(nodes / elapsed) if elapsed > 0 else 0,
+                         hashfull=self.searcher.hashfull()))
+
+    def _search(self, limits: Limits, on_info) -> SearchResult:
+        board = self.board
+        budget = self._budget(limits)
+        mode = self.search_mode
+        if limits.depth is not None or limits.infinite or limits.ponder or limits.mate:
+            mode = "iterative"      # a budget has no depth, and analysis runs until stopped
+        budget_nodes = 0.0
+        if mode == "budget":
+            if limits.nodes:
+                budget_nodes = float(limits.nodes)
+            elif budget.soft:
+                budget_nodes = budget.soft * self.nps_estimate
+            else:
+                budget_nodes = 1e6
+        pawn_unit = self.searcher.pawn_unit
+
+        def report(raw):
+            if on_info is None:
+                return
+            t = raw["time"]
+            for i, (score, pv) in enumerate(raw["lines"], start=1):
+                on_info(Info(depth=raw["depth"], seldepth=raw["seldepth"], nodes=raw["nodes"],
+                             time_ms=int(t * 1000), nps=int(raw["nodes"] / t) if t > 0 else 0,
+                             hashfull=raw["hashfull"], multipv=i,
+                             score=Score.from_internal(score, pawn_unit), pv=pv))
+
+        raw = self.searcher.search(
+            board, max_depth=limits.depth or 126, node_limit=limits.nodes or 0,
+            soft_time=budget.soft, hard_time=budget.hard, searchmoves=limits.searchmoves or None,
+            multipv=self.multipv, mode=mode, budget_nodes=budget_nodes, mate=limits.mate or 0,
+            on_iteration=report)
+        if raw["time"] > 0.05 and raw["nodes"] > 1000:
+            self.nps_estimate = raw["nodes"] / raw["time"]
+        score, pv = raw["lines"][0] if raw["lines"] else (0, [])
+        return SearchResult(bestmove=pv[0] if pv else None, ponder=pv[1] if len(pv) > 1 else None,
+                            score=Score.from_internal(score, pawn_unit), depth=raw["depth"],
+                            nodes=raw["nodes"], time_ms=int(raw["time"] * 1000), pv=pv)
