@@ -83,11 +83,64 @@ def _positive(text):
     return value
 
 
-def add_genome_options(parser):
-    parser.add_argument("--genome", metavar="FILE",
+def add_engine_options(parser, suppress=False):
+    """Options of the playing engine; on subcommands they default to SUPPRESS so
+    that `genchess --hash 64 uci` and `genchess uci --hash 64` both work."""
+    default = (lambda value: argparse.SUPPRESS) if suppress else (lambda value: value)
+    parser.add_argument("--genome", metavar="FILE", default=default(None),
                         help="genome file (default: the shipped default genome); for a gene-pool "
                              "file the smallest living ID, else the last genome")
-    parser.add_argument("--genome-id", type=int, metavar="N", help="load the genome with this ID")
+    parser.add_argument("--genome-id", type=int, metavar="N", default=default(None),
+                        help="load the genome with this ID")
+    parser.add_argument("--search", choices=("iterative", "budget"), default=default("iterative"),
+                        help="depth control: iterative deepening, or the Look Ahead Gene's time budget")
+    parser.add_argument("--hash", type=_positive, metavar="MB", default=default(16),
+                        help="transposition table size in MB (default 16)")
+    parser.add_argument("--log", metavar="FILE", default=default(None),
+                        help="append every protocol line in and out, with timestamps, to FILE")
+
+
+def cmd_protocol(args):
+    """Speak UCI or CECP on stdin/stdout; with no protocol given, the first command decides."""
+    from genchess.channel import Channel
+    from genchess.engine import Engine
+    from genchess.options import Settings
+
+    genome = load_genome_or_exit(args.genome, args.genome_id, "genchess")
+    try:
+        channel = Channel(log_path=args.log)
+    except OSError as e:
+        print(f"genchess: cannot open log file {args.log}: {e.strerror}", file=sys.stderr)
+        return 2
+    engine = Engine(genome, hash_mb=args.hash, search_mode=args.search)
+    settings = Settings(engine)
+    if args.genome:
+        settings.genome_path, settings.genome_id = args.genome, args.genome_id
+    protocol = getattr(args, "protocol", None)
+    first = None
+    if protocol is None:
+        if sys.stdin.isatty():
+            print(f"GenChess {__version__}: send 'uci' or 'xboard' (genchess --help for more)",
+                  file=sys.stderr)
+        while protocol is None:
+            first = channel.readline()
+            if first is None:
+                return 0
+            word = first.strip().split(" ")[0] if first.strip() else ""
+            if word in ("uci", "xboard"):
+                protocol = word
+            elif word == "quit":
+                return 0
+            elif word:
+                channel.send(f"Error (unknown command): {first[:200]}: send uci or xboard first")
+    if protocol == "uci":
+        from genchess.uci import UciProtocol
+        UciProtocol(engine, settings, channel).run(first)
+    else:
+        from genchess.xboard import XboardProtocol
+        XboardProtocol(engine, settings, channel).run(None)
+    channel.close()
+    return 0
 
 
 def build_parser():
@@ -95,7 +148,15 @@ def build_parser():
         prog="genchess",
         description="GenChess: a chess engine whose evaluation is an evolved genome.")
     parser.add_argument("--version", action="version", version=f"GenChess {__version__}")
+    add_engine_options(parser)
+    parser.set_defaults(func=cmd_protocol)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    for name, what in (("uci", "UCI"), ("xboard", "xboard/CECP 2")):
+        p = sub.add_parser(name, help=f"speak {what} on stdin/stdout (for GUIs and tournaments)",
+                           description=f"Speak {what} on standard input and output.")
+        add_engine_options(p, suppress=True)
+        p.set_defaults(func=cmd_protocol, protocol=name)
 
     p = sub.add_parser("perft", help="count the leaf nodes of the legal move tree",
                        description="Count leaf nodes to DEPTH (draw rules ignored), "
@@ -109,8 +170,7 @@ def build_parser():
                        description="Search 32 fixed positions to a fixed depth from a cleared hash "
                                    "table; the node count is the engine's deterministic signature.")
     p.add_argument("--depth", type=_positive, default=6, help="search depth (default 6)")
-    p.add_argument("--hash", type=_positive, default=16, metavar="MB", help="hash table size (default 16)")
-    add_genome_options(p)
+    add_engine_options(p, suppress=True)
     p.set_defaults(func=cmd_bench)
     return parser
 
@@ -118,9 +178,6 @@ def build_parser():
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -80,6 +80,9 @@ class Engine:
         self._thread: threading.Thread | None = None
         self._stop_requested = threading.Event()
         self._ponderhit = threading.Event()
+        # Set once the best move is handed over: from then on the engine is idle
+        # even if its thread has not quite exited (a GUI may answer at once).
+        self._delivered = threading.Event()
 
     # ---------------------------------------------------------------- setup
 
@@ -98,9 +101,12 @@ class Engine:
 
     def set_position(self, fen: str | None = None, moves=()) -> None:
         """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
+        if self.is_searching():
+            raise RuntimeError("set_position while searching")
         board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
         for move in moves:
             board.push_uci(move)
+        self.wait()
         self.board = board
 
     # ---------------------------------------------------------------- searching
@@ -114,6 +120,7 @@ class Engine:
         self.wait()
         self._stop_requested.clear()
         self._ponderhit.clear()
+        self._delivered.clear()
         self.searcher.clear_stop()
         self._thread = threading.Thread(target=self._run, args=(limits, on_info, on_bestmove),
                                         name="genchess-search", daemon=True)
@@ -135,7 +142,7 @@ class Engine:
             self._thread = None
 
     def is_searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._thread is not None and self._thread.is_alive() and not self._delivered.is_set()
 
     def search(self, limits: Limits, on_info: Callable[[Info], None] | None = None) -> SearchResult:
         """Search the current position synchronously (trainers, players, tests)."""
@@ -164,6 +171,7 @@ class Engine:
             # UCI: no bestmove before `stop` (or, when pondering, before ponderhit ends it).
             while not self._stop_requested.is_set() and not (limits.ponder and self._ponderhit.is_set()):
                 self._stop_requested.wait(0.05)
+        self._delivered.set()
         if on_bestmove is not None:
             on_bestmove(result)
 
@@ -203,7 +211,8 @@ class Engine:
                              score=Score.from_internal(score, pawn_unit), pv=pv))
 
         raw = self.searcher.search(
-            board, max_depth=limits.depth or 126, node_limit=limits.nodes or 0,
+            board, max_depth=limits.depth or (2 * limits.mate + 1 if limits.mate else 126),
+            node_limit=limits.nodes or 0,
             soft_time=budget.soft, hard_time=budget.hard, searchmoves=limits.searchmoves or None,
             multipv=self.multipv, mode=mode, budget_nodes=budget_nodes, mate=limits.mate or 0,
             on_iteration=report)

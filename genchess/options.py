@@ -1,0 +1,112 @@
+"""Engine settings shared by the command line, UCI `setoption` and xboard `option`.
+
+Both protocols and the command line name the same handful of settings; keeping
+their parsing and validation here means a value is checked the same way whichever
+door it comes through, and a bad one always leaves the engine as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from genchess.engine import SEARCH_MODES, Engine
+from genchess.genome import GenomeError, default_genome, load_genome
+
+DEFAULT_GENOME = "<default>"
+
+
+class OptionError(ValueError):
+    """A setting that cannot be applied; the message says which and why."""
+
+
+@dataclass
+class Spin:
+    default: int
+    lo: int
+    hi: int
+
+
+SPINS = {
+    "Hash": Spin(16, 1, 4096),
+    "Move Overhead": Spin(30, 0, 5000),
+    "MultiPV": Spin(1, 1, 10),
+}
+
+
+def parse_spin(name: str, text: str) -> int:
+    spin = SPINS[name]
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise OptionError(f"{name} must be a whole number from {spin.lo} to {spin.hi}, "
+                          f"not {text.strip()!r}") from None
+    if not spin.lo <= value <= spin.hi:
+        raise OptionError(f"{name} must be from {spin.lo} to {spin.hi}, not {value}")
+    return value
+
+
+class Settings:
+    """The engine's adjustable settings, applied to an Engine."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.genome_path = DEFAULT_GENOME
+        self.genome_id: int | None = None
+        self.ponder = False
+
+    def set_hash(self, text: str) -> None:
+        megabytes = parse_spin("Hash", text)
+        try:
+            self.engine.set_hash(megabytes)
+        except MemoryError as e:
+            raise OptionError(str(e)) from None
+
+    def set_move_overhead(self, text: str) -> None:
+        self.engine.move_overhead_ms = parse_spin("Move Overhead", text)
+
+    def set_multipv(self, text: str) -> None:
+        self.engine.multipv = parse_spin("MultiPV", text)
+
+    def set_search(self, text: str) -> None:
+        mode = text.strip().lower()
+        if mode not in SEARCH_MODES:
+            raise OptionError(f"Search must be one of {', '.join(SEARCH_MODES)}, not {text.strip()!r}")
+        self.engine.search_mode = mode
+
+    def set_ponder(self, text: str) -> None:
+        value = text.strip().lower()
+        if value not in ("true", "false"):
+            raise OptionError(f"Ponder must be true or false, not {text.strip()!r}")
+        self.ponder = value == "true"
+
+    def set_genome(self, path: str, genome_id: int | None = None) -> None:
+        """Load a genome file (DEFAULT_GENOME or empty: the shipped default)."""
+        path = path.strip()
+        if not path or path == DEFAULT_GENOME:
+            genome = default_genome()
+            path = DEFAULT_GENOME
+            genome_id = None
+        else:
+            try:
+                genome = load_genome(path, genome_id)
+            except GenomeError as e:
+                raise OptionError(str(e)) from None
+            except OSError as e:
+                raise OptionError(f"cannot read genome file {path}: {e.strerror}") from None
+        self.engine.set_genome(genome)
+        self.genome_path, self.genome_id = path, genome_id
+
+    def set_genome_id(self, text: str) -> None:
+        text = text.strip()
+        if not text or text.lower() in ("none", "<none>"):
+            genome_id = None
+        else:
+            try:
+                genome_id = int(text)
+            except ValueError:
+                raise OptionError(f"Genome ID must be a whole number, not {text!r}") from None
+        if self.genome_path == DEFAULT_GENOME:
+            if genome_id is not None:
+                raise OptionError("set Genome to a genome file before choosing a Genome ID")
+            return
+        self.set_genome(self.genome_path, genome_id)

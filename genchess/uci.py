@@ -1,0 +1,228 @@
+"""UCI: GenChess as seen by Arena, Cute Chess, cutechess-cli and python-chess.
+
+The protocol thread only parses and answers; searches run in the engine's thread,
+which prints `info` and the single `bestmove` of each `go`. A malformed command
+gets an `info string` saying what was wrong and changes nothing, so a GUI's typo
+never costs a game.
+"""
+
+from __future__ import annotations
+
+from genchess import __version__
+from genchess.channel import Channel
+from genchess.engine import Engine, Info, SearchResult
+from genchess.options import DEFAULT_GENOME, SPINS, OptionError, Settings
+from genchess.timeman import Limits
+from genchess_core import FenError, MoveError
+
+GO_INT_PARAMS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime")
+
+
+class UciError(ValueError):
+    """A command that cannot be carried out; reported as `info string`."""
+
+
+def parse_go(tokens: list[str]) -> Limits:
+    limits = Limits()
+    i = 0
+    while i < len(tokens):
+        word = tokens[i]
+        if word in GO_INT_PARAMS:
+            if i + 1 >= len(tokens):
+                raise UciError(f"go {word} needs a number")
+            try:
+                value = int(tokens[i + 1])
+            except ValueError:
+                raise UciError(f"go {word}: {tokens[i + 1]!r} is not a whole number") from None
+            if word in ("depth", "nodes", "mate", "movestogo") and value < 1:
+                raise UciError(f"go {word} must be at least 1, not {value}")
+            setattr(limits, word, value)
+            i += 2
+        elif word == "infinite":
+            limits.infinite = True
+            i += 1
+        elif word == "ponder":
+            limits.ponder = True
+            i += 1
+        elif word == "searchmoves":
+            i += 1
+            while i < len(tokens) and tokens[i] not in GO_INT_PARAMS + ("infinite", "ponder"):
+                limits.searchmoves.append(tokens[i])
+                i += 1
+        else:
+            raise UciError(f"go: unknown parameter {word!r}")
+    return limits
+
+
+def format_info(info: Info) -> str:
+    parts = ["info"]
+    if info.depth:
+        parts += ["depth", str(info.depth), "seldepth", str(info.seldepth), "multipv", str(info.multipv)]
+    if info.score is not None:
+        parts += ["score", str(info.score)]
+    parts += ["nodes", str(info.nodes), "nps", str(info.nps), "hashfull", str(info.hashfull),
+              "time", str(info.time_ms)]
+    if info.pv:
+        parts += ["pv"] + info.pv
+    return " ".join(parts)
+
+
+class UciProtocol:
+    def __init__(self, engine: Engine, settings: Settings, channel: Channel):
+        self.engine = engine
+        self.settings = settings
+        self.channel = channel
+        self.limits: Limits | None = None      # of the running `go`, for ponderhit
+        self.debug = False
+
+    def send(self, line: str) -> None:
+        self.channel.send(line)
+
+    def info_string(self, text: str) -> None:
+        # One line, whatever the text holds: a newline would start a bogus command.
+        self.send("info string " + " ".join(text.split()))
+
+    def run(self, first_line: str | None = None) -> None:
+        line = first_line
+        if line is None:
+            line = self.channel.readline()
+        while line is not None:
+            if not self.handle(line):
+                break
+            line = self.channel.readline()
+        self.engine.stop()
+        self.engine.wait()
+
+    def handle(self, line: str) -> bool:
+        """Carry out one command; False when it was `quit`."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        command, args = tokens[0], tokens[1:]
+        if command == "quit":
+            return False
+        handler = getattr(self, "cmd_" + command, None) if command.isidentifier() else None
+        if handler is None:
+            self.info_string(f"unknown command: {line[:200]}")
+            return True
+        try:
+            handler(args)
+        except (UciError, OptionError, FenError, MoveError) as e:
+            self.info_string(str(e))
+        except Exception as e:                       # never let a GUI see a traceback
+            self.info_string(f"internal error on {line[:100]!r}: {type(e).__name__}: {e}")
+        return True
+
+    # ------------------------------------------------------------- commands
+
+    def cmd_uci(self, args):
+        self.send(f"id name GenChess {__version__}")
+        self.send("id author the GenChess developers")
+        for name, spin in SPINS.items():
+            self.send(f"option name {name} type spin default {spin.default} min {spin.lo} max {spin.hi}")
+        self.send("option name Clear Hash type button")
+        self.send(f"option name Genome type string default {DEFAULT_GENOME}")
+        self.send("option name Genome ID type string default <none>")
+        self.send("option name Search type combo default iterative var iterative var budget")
+        self.send("option name Ponder type check default false")
+        self.send("uciok")
+
+    def cmd_debug(self, args):
+        if args and args[0] in ("on", "off"):
+            self.debug = args[0] == "on"
+        else:
+            raise UciError("debug takes on or off")
+
+    def cmd_isready(self, args):
+        self.send("readyok")
+
+    def cmd_register(self, args):
+        pass
+
+    def cmd_setoption(self, args):
+        if not args or args[0] != "name":
+            raise UciError("setoption needs: setoption name NAME [value VALUE]")
+        words = args[1:]
+        if "value" in words:
+            cut = words.index("value")
+            name, value = " ".join(words[:cut]), " ".join(words[cut + 1:])
+        else:
+            name, value = " ".join(words), ""
+        key = name.lower()
+        setters = {
+            "hash": self.settings.set_hash, "move overhead": self.settings.set_move_overhead,
+            "multipv": self.settings.set_multipv, "search": self.settings.set_search,
+            "ponder": self.settings.set_ponder, "genome": self.settings.set_genome,
+            "genome id": self.settings.set_genome_id,
+        }
+        if key == "clear hash":
+            self._require_idle(name)
+            self.engine.new_game()
+            return
+        if key not in setters:
+            raise UciError(f"unknown option {name!r}")
+        self._require_idle(name)
+        setters[key](value)
+        if key.startswith("genome"):
+            self.info_string(f"genome {self.engine.genome.id} loaded from {self.settings.genome_path}")
+
+    def _require_idle(self, name):
+        if self.engine.is_searching():
+            raise UciError(f"option {name!r} not changed: the engine is searching (send stop first)")
+
+    def cmd_ucinewgame(self, args):
+        self.engine.stop()
+        self.engine.wait()
+        self.engine.new_game()
+
+    def cmd_position(self, args):
+        if not args:
+            raise UciError("position needs startpos or fen")
+        moves_at = args.index("moves") if "moves" in args else len(args)
+        if args[0] == "startpos":
+            fen = None
+            if moves_at != 1:
+                raise UciError(f"position startpos: unexpected {' '.join(args[1:moves_at])!r}")
+        elif args[0] == "fen":
+            fen = " ".join(args[1:moves_at])
+        else:
+            raise UciError(f"position: expected startpos or fen, not {args[0]!r}")
+        if self.engine.is_searching():
+            raise UciError("position ignored: the engine is searching (send stop first)")
+        try:
+            self.engine.set_position(fen, args[moves_at + 1:])
+        except MoveError as e:
+            raise UciError(f"position not changed: {e}") from None
+        except FenError as e:
+            raise UciError(f"position not changed: {e}") from None
+
+    def cmd_go(self, args):
+        if self.engine.is_searching():
+            raise UciError("go ignored: already searching")
+        limits = parse_go(args)
+        legal = set(self.engine.board.legal_moves())
+        bad = [m for m in limits.searchmoves if m not in legal]
+        if bad:
+            raise UciError(f"go searchmoves: not legal here: {' '.join(bad)}")
+        self.limits = limits
+        self.engine.go(limits, on_info=self.on_info, on_bestmove=self.on_bestmove)
+
+    def on_info(self, info: Info) -> None:
+        self.send(format_info(info))
+
+    def on_bestmove(self, result: SearchResult) -> None:
+        if result.bestmove is None:
+            self.send("bestmove 0000")
+        elif result.ponder:
+            self.send(f"bestmove {result.bestmove} ponder {result.ponder}")
+        else:
+            self.send(f"bestmove {result.bestmove}")
+
+    def cmd_stop(self, args):
+        self.engine.stop()
+        self.engine.wait()
+
+    def cmd_ponderhit(self, args):
+        if self.limits is None or not self.limits.ponder or not self.engine.is_searching():
+            return
+        self.engine.ponderhit(self.limits)
