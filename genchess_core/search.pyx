@@ -451,6 +451,7 @@ cdef class Searcher:
     cdef SearchState* s
     cdef TT tt
     cdef public double pawn_unit        # internal units per pawn, for centipawn reports
+    cdef double soft_deadline           # monotonic seconds; 0: none
 
     def __cinit__(self, int hash_mb=16):
         self.s = <SearchState*>calloc(1, sizeof(SearchState))
@@ -498,6 +499,17 @@ cdef class Searcher:
     def stop(self):
         self.s.stop = 1
 
+    def clear_stop(self):
+        """Arm for the next search. Kept out of search() so that a stop arriving
+        between a `go` and the search thread starting is not lost."""
+        self.s.stop = 0
+
+    def set_time_limits(self, soft_time=None, hard_time=None):
+        """(Re)set the time limits, in seconds from now, also while searching (ponderhit)."""
+        now = monotonic_seconds()
+        self.soft_deadline = now + soft_time if soft_time else 0.0
+        self.s.deadline = now + hard_time if hard_time else 0.0
+
     def progress(self):
         """(nodes, seldepth) of the running search; safe to call from another thread."""
         return self.s.nodes, self.s.seldepth
@@ -510,12 +522,14 @@ cdef class Searcher:
         return evaluate(&board.pos, &self.s.params)
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
-               double soft_time=0.0, double hard_time=0.0, searchmoves=None, int multipv=1,
+               soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
                mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
-        """Search `board` and return the last complete result as a dict.
+        """Search `board` and return the last complete result as a dict. Call
+        clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
-        the search then. In budget mode one pass spends `budget_nodes`. The result
+        the search then. In budget mode `depth` counts passes and the passes
+        together spend about `budget_nodes`. The result
         and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
         lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
@@ -523,11 +537,10 @@ cdef class Searcher:
         cdef int n, i, depth, line, score = 0, lines_wanted
         cdef double start = monotonic_seconds(), budget = budget_nodes
         s.pos = board.pos
-        s.stop = 0
         s.nodes = 0
         s.seldepth = 0
         s.node_limit = node_limit
-        s.deadline = start + hard_time if hard_time > 0 else 0.0
+        self.set_time_limits(soft_time, hard_time)
         s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
         tt_new_search(&self.tt)
         memset(s.killers, 0, sizeof(s.killers))
@@ -544,11 +557,12 @@ cdef class Searcher:
                 result["lines"] = [(-MATE_SCORE if in_check(&s.pos) else DRAW_SCORE, [])]
             return result
         lines_wanted = min(max(multipv, 1), s.n_root)
-        if s.mode == MODE_BUDGET:
-            depth_range = [1]
-        else:
-            depth_range = range(1, max(max_depth, 1) + 1)
-        for depth in depth_range:
+        # Budget mode repeats its pass with a doubled budget (the TT and the sorted
+        # root moves make each pass better ordered) until the move's budget is
+        # spent: alpha-beta cut-offs leave most of a single pass's budget unused.
+        for depth in range(1, max(max_depth, 1) + 1):
+            if s.mode == MODE_BUDGET:
+                budget = budget_nodes * (2.0 ** (depth - 1))
             lines = []
             for line in range(lines_wanted):
                 with nogil:
@@ -577,10 +591,16 @@ cdef class Searcher:
                 break
             if abs(best_score) > MATE_BOUND and depth >= MATE_SCORE - abs(best_score) + 2:
                 break                     # a mate is proven; deeper search cannot change it
-            if soft_time > 0 and elapsed >= soft_time:
+            if self.soft_deadline > 0 and monotonic_seconds() >= self.soft_deadline:
                 break
             if node_limit and s.nodes >= node_limit:
                 break
+            if s.mode == MODE_BUDGET and s.nodes >= budget_nodes:
+                break
+        if not result["lines"]:
+            # Stopped before any iteration finished: the first root move (the best
+            # of a partial iteration, if any) so that the caller always has a move.
+            result["lines"] = [(0, [move_to_uci(s.root_moves[0])])]
         result["nodes"] = s.nodes
         result["time"] = monotonic_seconds() - start
         return result

@@ -276,31 +276,31 @@ class TotalForceGene(Gene):
 
 class FreedomToMoveGene(Gene):
     NAME = "Freedom To Move Gene"
-    VALUES = _scoring("freedom", 3.0, False)
+    VALUES = _scoring("freedom", 1.5, False)
 
 
 class PawnAdvancementGene(Gene):
     NAME = "Pawn Advancement Gene"
     VALUES = _scoring(
-        "pawn_adv", 2.0, False,
+        "pawn_adv", 0.5, False,
         Value("Non-linearity", "pawn_adv_nonlinearity", -1.0, 3.0, 0.1, 0.5),
     )
 
 
 class PassedPawnGene(Gene):
     NAME = "Passed Pawn Gene"
-    VALUES = _scoring("passed_pawn", 5.0, False)
+    VALUES = _scoring("passed_pawn", 1.5, False)
 
 
 class OpponentPiecesTargetedGene(Gene):
     NAME = "Opponent Pieces Targeted Gene"
-    VALUES = _scoring("targeted", 2.0, False)
+    VALUES = _scoring("targeted", 0.5, False)
 
 
 class SphereOfInfluenceGene(Gene):
     NAME = "Sphere of Influence Gene"
     VALUES = _scoring(
-        "sphere", 3.0, True,
+        "sphere", 1.5, True,
         Value("Legal Square Score", "sphere_legal_score", -10.0, 10.0, 0.1, 1.0),
         Value("Illegal Square Score", "sphere_illegal_score", -10.0, 10.0, 0.1, 0.5),
         Value("King Target Factor", "sphere_king_target", 0.0, 10.0, 0.1, 1.0),
@@ -310,7 +310,7 @@ class SphereOfInfluenceGene(Gene):
 class KingConfinementGene(Gene):
     NAME = "King Confinement Gene"
     VALUES = _scoring(
-        "confine", 2.0, True,
+        "confine", 0.3, True,
         Value("Friendly Block Score", "confine_friendly", -10.0, 10.0, 0.1, 0.5),
         Value("Enemy Block Score", "confine_enemy", -10.0, 10.0, 0.1, -0.5),
         Value("Maximum Distance", "confine_max_distance", 0, 8, 1, 3, integer=True),
@@ -319,7 +319,7 @@ class KingConfinementGene(Gene):
 
 class KingProtectionGene(Gene):
     NAME = "King Protection Gene"
-    VALUES = _scoring("king_protect", 3.0, False)
+    VALUES = _scoring("king_protect", 1.0, False)
 
 
 class CastlingPossibleGene(Gene):
@@ -333,12 +333,12 @@ class CastlingPossibleGene(Gene):
 
 class PawnIslandsGene(Gene):
     NAME = "Pawn Islands Gene"
-    VALUES = _scoring("islands", 2.0, False)
+    VALUES = _scoring("islands", 0.5, False)
 
 
 class StackedPawnsGene(Gene):
     NAME = "Stacked Pawns Gene"
-    VALUES = _scoring("stacked", 2.0, False)
+    VALUES = _scoring("stacked", 0.7, False)
 
 
 class CheckmateMaterialGene(Gene):

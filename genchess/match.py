@@ -1,0 +1,191 @@
+"""Playing games in-process: a clock, the players' interface, and one game's record.
+
+Everything that makes two players meet goes through `play_game`: the trainers,
+`genchess play`, and the strength matches. It keeps a real chess clock (thinking
+time is measured on the wall clock; running out loses, or draws when the
+opponent has no mating material) and ends the game on every rule: checkmate,
+stalemate, insufficient material, the fifty-move rule and threefold repetition
+(claimed at once, since players here neither offer nor accept draws), and the
+seventy-five-move and fivefold rules.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from genchess.engine import Engine
+from genchess.timeman import Limits
+from genchess_core import STARTING_FEN, Board
+
+
+
+@dataclass
+class TimeControl:
+    """`base` seconds per side, `increment` seconds per move, topped up by `base`
+    every `moves` moves (0: one period for the whole game)."""
+    base: float
+    increment: float = 0.0
+    moves: int = 0
+
+    def describe(self) -> str:
+        """The PGN TimeControl tag: `40/20+0.1`, `60+0.5` or `60`."""
+        text = f"{self.base:g}" + (f"+{self.increment:g}" if self.increment else "")
+        return f"{self.moves}/{text}" if self.moves else text
+
+
+@dataclass
+class Clock:
+    """Seconds left for white and black, and the moves each has made this period."""
+    control: TimeControl
+    remaining: list[float] = field(default_factory=list)
+    moves_made: list[int] = field(default_factory=lambda: [0, 0])
+
+    def __post_init__(self):
+        if not self.remaining:
+            self.remaining = [self.control.base, self.control.base]
+
+    def moves_to_go(self, side: int) -> int | None:
+        if not self.control.moves:
+            return None
+        return self.control.moves - self.moves_made[side] % self.control.moves
+
+    def limits(self, white_to_move: bool) -> Limits:
+        side = 0 if white_to_move else 1
+        inc_ms = int(self.control.increment * 1000)
+        return Limits(wtime=int(self.remaining[0] * 1000), btime=int(self.remaining[1] * 1000),
+                      winc=inc_ms, binc=inc_ms, movestogo=self.moves_to_go(side))
+
+    def punch(self, side: int, used: float) -> bool:
+        """Charge `used` seconds to `side`; False if the flag fell."""
+        self.remaining[side] -= used
+        if self.remaining[side] < 0:
+            return False
+        self.remaining[side] += self.control.increment
+        self.moves_made[side] += 1
+        if self.control.moves and self.moves_made[side] % self.control.moves == 0:
+            self.remaining[side] += self.control.base
+        return True
+
+
+class Player(Protocol):
+    name: str
+
+    def new_game(self) -> None: ...
+
+    def choose_move(self, board: Board, clock: Clock | None) -> str | None:
+        """A legal move in UCI notation, or None to resign."""
+
+
+class EnginePlayer:
+    """A genome-driven engine as a player (the trainers' and `genchess play`'s)."""
+
+    def __init__(self, engine: Engine, name: str = "GenChess", movetime_ms: int | None = None,
+                 depth: int | None = None, on_info=None):
+        self.engine = engine
+        self.name = name
+        self.movetime_ms = movetime_ms
+        self.depth = depth
+        self.on_info = on_info
+        self.last_result = None
+
+    def new_game(self) -> None:
+        self.engine.new_game()
+
+    def choose_move(self, board: Board, clock: Clock | None) -> str | None:
+        self.engine.board = board.copy()
+        if self.depth or self.movetime_ms or clock is None:
+            limits = Limits(depth=self.depth, movetime=self.movetime_ms)
+            if clock is None and not (self.depth or self.movetime_ms):
+                limits.depth = 4
+        else:
+            limits = clock.limits(board.turn == "w")
+        self.last_result = self.engine.search(limits, on_info=self.on_info)
+        return self.last_result.bestmove
+
+
+def can_mate(board: Board, white: bool) -> bool:
+    """Whether `white` (or black) has material that could ever mate: anything but a
+    bare king, a king and one minor piece, or a king and bishops all of one colour.
+    This decides a flag fall: losing on time to a side that cannot mate is a draw."""
+    placement = board.fen().split()[0]
+    pieces = [c for c in placement if c.isalpha() and c.isupper() == white and c.upper() != "K"]
+    if any(p.upper() in "PRQ" for p in pieces):
+        return True
+    if len(pieces) <= 1:
+        return False
+    if all(p.upper() == "B" for p in pieces):
+        colours = set()
+        squares = placement.split("/")
+        for row_index, row in enumerate(squares):
+            file_index = 0
+            for c in row:
+                if c.isdigit():
+                    file_index += int(c)
+                    continue
+                if c.upper() == "B" and c.isupper() == white:
+                    colours.add((file_index + row_index) % 2)
+                file_index += 1
+        return len(colours) > 1
+    return True
+
+
+@dataclass
+class GameRecord:
+    start_fen: str
+    moves: list[str]
+    result: str                 # 1-0, 0-1, 1/2-1/2
+    termination: str            # checkmate, stalemate, ..., time forfeit, resignation
+    reason: str                 # a sentence: "White mates", "Draw by repetition", ...
+    white: str
+    black: str
+    time_control: str = "-"
+    clock: list[float] = field(default_factory=list)
+
+    @property
+    def winner(self) -> str | None:
+        return {"1-0": "white", "0-1": "black"}.get(self.result)
+
+
+def play_game(white: Player, black: Player, start_fen: str | None = None,
+              control: TimeControl | None = None,
+              on_move: Callable[[Board, str, float], None] | None = None,
+              max_plies: int = 2000) -> GameRecord:
+    """Play one game to its end and return its record."""
+    board = Board(start_fen) if start_fen else Board()
+    start = board.fen()
+    clock = Clock(control) if control else None
+    players = (white, black)
+    for player in players:
+        player.new_game()
+    moves: list[str] = []
+
+    def finish(result, termination, reason):
+        return GameRecord(start, moves, result, termination, reason, white.name, black.name,
+                          control.describe() if control else "-",
+                          list(clock.remaining) if clock else [])
+
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome.termination is not None:
+            return finish(outcome.result, outcome.termination.replace("_", " "), outcome.reason)
+        if len(moves) >= max_plies:
+            return finish("1/2-1/2", "move limit", f"Draw: game stopped after {max_plies} plies")
+        side = 0 if board.turn == "w" else 1
+        mover, loser = ("White", "Black") if side == 0 else ("Black", "White")
+        t0 = time.perf_counter()
+        move = players[side].choose_move(board, clock)
+        used = time.perf_counter() - t0
+        if move is None:
+            return finish("0-1" if side == 0 else "1-0", "resignation", f"{mover} resigns")
+        if clock is not None and not clock.punch(side, used):
+            if not can_mate(board, white=side == 1):
+                return finish("1/2-1/2", "time forfeit",
+                              f"Draw: {mover} ran out of time but {loser} cannot mate")
+            return finish("0-1" if side == 0 else "1-0", "time forfeit",
+                          f"{mover} forfeits on time")
+        board.push_uci(move)          # a player's illegal move raises: a bug, never silent
+        moves.append(move)
+        if on_move is not None:
+            on_move(board, move, used)
