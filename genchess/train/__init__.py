@@ -1,0 +1,1 @@
+"""The gene-pool trainer: evolving genomes by letting them play each other."""

@@ -1,0 +1,51 @@
+"""`genchess-train CONFIG`: run (or resume) a gene-pool evolution."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from genchess.genome import GenomeError
+from genchess.train.config import ConfigError, keys_help, parse_config
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="genchess-train",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Evolve chess genomes in gene pools: players are paired at random each "
+                    "round, every game's two players mate, and the offspring replaces the loser. "
+                    "Starting again with an existing gene pool file resumes the run.",
+        epilog=keys_help() + """
+
+controls while running:
+  Ctrl-Z  pause after the games in progress are finished and written (fg continues)
+  Ctrl-C  stop at once; every finished game is already on disk
+
+files:
+  <gene pool file>           every genome ever created, plus 'Still Alive' lines after each
+                             round (genchess --genome FILE plays the smallest living ID)
+  <gene pool file>_games.txt every game as PGN (round, pool, IDs, result, reason, time control)
+  genchess-plot <gene pool file> draws what evolved""")
+    parser.add_argument("config", metavar="CONFIG", help="configuration file (see the keys below)")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    from genchess.train.trainer import Trainer
+
+    try:
+        config = parse_config(args.config)
+        trainer = Trainer(config)
+        return trainer.run()
+    except (ConfigError, GenomeError) as e:
+        print(f"genchess-train: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"genchess-train: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""The trainer's two files: the gene pool file and its games file.
+
+Both are append-only and every record is written with one write() and flushed,
+so a run killed at any instant (even kill -9) leaves complete records followed
+by at most one torn record. On resume the torn tail is detected, reported, moved
+aside to `<file>.torn` (nothing is thrown away) and cut off, so the files stay
+valid for the engine, the plotter and python-chess.
+
+Order of writes for a finished game: the offspring's genome first, then the game.
+A game in the games file therefore always finds its offspring in the pool file;
+a genome whose game never got written is an orphan that simply never lived.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from genchess.genome import Genome, parse_genome_text
+from genchess.match import GameRecord
+
+HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+
+
+@dataclass
+class TornTail:
+    path: Path
+    offset: int             # where the torn record starts
+    text: str
+    line: int
+
+    def describe(self) -> str:
+        first = self.text.strip().splitlines()[0] if self.text.strip() else "(blank)"
+        return (f"{self.path}:{self.line}: the last record is incomplete (the run was stopped "
+                f"while writing it: {first[:60]!r}); moved it to {self.path}.torn")
+
+
+def split_complete(path: Path, text: str, is_end) -> tuple[str, TornTail | None]:
+    """Cut `text` after the last line for which is_end(line) holds."""
+    lines = text.splitlines(keepends=True)
+    end = 0
+    offset = 0
+    for i, line in enumerate(lines):
+        offset += len(line.encode("utf-8"))
+        if is_end(line.rstrip("\r\n")) and line.endswith("\n"):
+            end = i + 1
+            good_bytes = offset
+    if end == 0:
+        good_bytes = 0
+    rest = "".join(lines[end:])
+    if not rest.strip():
+        return text, None
+    return "".join(lines[:end]), TornTail(path, good_bytes, rest, end + 1)
+
+
+def set_aside(torn: TornTail) -> None:
+    """Move a torn tail to <file>.torn and truncate the file before it."""
+    with open(str(torn.path) + ".torn", "a", encoding="utf-8") as aside:
+        aside.write(torn.text if torn.text.endswith("\n") else torn.text + "\n")
+    with open(torn.path, "r+b") as f:
+        f.truncate(torn.offset)
+
+
+def is_pool_record_end(line: str) -> bool:
+    return line.strip() == "END" or line.startswith("Still Alive:")
+
+
+@dataclass
+class PoolFileState:
+    genomes: dict[int, Genome]
+    alive_history: list[dict[int, tuple[int, ...]]]     # pool -> ids, one dict per complete round
+    torn: TornTail | None = None
+
+
+def read_pool_file(path: Path, pool_count: int) -> PoolFileState:
+    """Genomes and the round-by-round snapshots of who is alive.
+
+    A snapshot is the Still Alive lines of pools 0 .. pool_count-1 in a row; one cut
+    short by a kill (a pool 0 line comes again before the last pool's) is dropped,
+    so the round it closed counts as interrupted and is replayed from the games file."""
+    text = path.read_text(encoding="utf-8")
+    good, torn = split_complete(path, text, is_pool_record_end)
+    parsed = parse_genome_text(good, str(path))
+    genomes = {g.id: g for g in parsed.genomes}
+    history: list[dict[int, tuple[int, ...]]] = []
+    current: dict[int, tuple[int, ...]] = {}
+    for record in parsed.records:
+        if isinstance(record, Genome):
+            continue
+        if record.pool == 0:
+            current = {}
+        current[record.pool] = record.ids
+        if len(current) == pool_count and sorted(current) == list(range(pool_count)):
+            history.append(current)
+            current = {}
+    return PoolFileState(genomes, history, torn)
+
+
+@dataclass
+class GameHeaders:
+    headers: dict[str, str]
+
+    def get_int(self, key: str) -> int | None:
+        value = self.headers.get(key, "")
+        return int(value) if value.lstrip("-").isdigit() else None
+
+
+def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
+    """Headers of every complete game, and the torn tail if the last one is cut."""
+    if not path.exists():
+        return [], None
+    text = path.read_text(encoding="utf-8")
+
+    def is_end(line):
+        tokens = line.split()
+        return bool(tokens) and not line.startswith("[") and tokens[-1] in RESULTS
+
+    good, torn = split_complete(path, text, is_end)
+    games: list[GameHeaders] = []
+    headers: dict[str, str] = {}
+    for line in good.splitlines():
+        match = HEADER.match(line)
+        if match:
+            headers[match.group(1)] = match.group(2)
+        elif is_end(line) and headers:
+            games.append(GameHeaders(headers))
+            headers = {}
+    return games, torn
+
+
+def game_pgn(record: GameRecord, headers: dict[str, str]) -> str:
+    """The game as PGN text (SAN moves via python-chess), ending in a blank line."""
+    board = chess.Board(record.start_fen)
+    game = chess.pgn.Game()
+    if record.start_fen != chess.STARTING_FEN:
+        game.setup(board)
+    node = game
+    for uci in record.moves:
+        node = node.add_variation(chess.Move.from_uci(uci))
+    for key, value in headers.items():
+        game.headers[key] = str(value)
+    game.headers["Result"] = record.result
+    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False)
+    return game.accept(exporter) + "\n\n"
+
+
+class AppendFile:
+    """An append-only text file; each record is one write() followed by a flush."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.file = open(path, "a", encoding="utf-8")
+
+    def write(self, text: str) -> None:
+        self.file.write(text)
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()

@@ -1,0 +1,324 @@
+"""The gene-pool run: rounds of games in parallel, breeding, swaps, files, console.
+
+Games are handed to a standard `concurrent.futures.Executor` a few at a time (no
+more in flight than there are workers) so that a pause, a stop or the time limit
+takes effect after the games already running, and each result is written the
+moment it arrives. Everything needed to resume lives in the two append-only
+files; see records.py for how a killed run is picked up again.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import random
+import signal
+import sys
+import time
+from collections import Counter, deque
+from datetime import date
+from pathlib import Path
+
+from genchess.genome import GenomeError
+from genchess.genome.genome_file import StillAlive
+from genchess.train.config import ConfigError, TrainConfig
+from genchess.train.pool import Pools, game_time
+from genchess.train.records import (AppendFile, game_pgn, read_games_file, read_pool_file,
+                                    set_aside)
+from genchess.train.worker import GameJob, GameResult, init_worker, play_job
+from genchess_core import Board, FenError
+
+SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+WINNER_WORDS = {"1-0": "White", "0-1": "Black", "1/2-1/2": "Draw"}
+
+
+def player_name(genome_id: int) -> str:
+    return f"GenChess {genome_id}"
+
+
+def read_openings(path: Path) -> list[str]:
+    """Start positions from an EPD file (first four fields of each line)."""
+    fens = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fen = " ".join(line.split()[:4])
+        try:
+            fens.append(Board(fen).fen())
+        except FenError as e:
+            raise ConfigError(f"{path}:{n}: {e}") from None
+    if not fens:
+        raise ConfigError(f"{path}: no positions in opening file")
+    return fens
+
+
+class PoolCounters:
+    def __init__(self):
+        self.results = Counter()
+
+    def add(self, result: str):
+        self.results[result] += 1
+
+    @property
+    def games(self):
+        return sum(self.results.values())
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, out=print, executor_factory=None):
+        self.config = config
+        self.out = out
+        self.executor_factory = executor_factory or (
+            lambda workers: cf.ProcessPoolExecutor(workers, initializer=init_worker))
+        self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
+        self.openings = read_openings(config.opening_file) if config.opening_file else None
+        self.pause_requested = False
+        self.stop_requested = False
+        self.round = 0
+        self.counters: list[PoolCounters] = []
+        self.search_seconds = 0.0
+        self.games_this_run = 0
+        self.games_at_snapshot = 0
+
+    # ------------------------------------------------------------ state
+
+    def load_or_create(self) -> None:
+        cfg = self.config
+        if cfg.pool_file.exists() and cfg.pool_file.stat().st_size > 0:
+            self.resume()
+            return
+        rng = random.Random(f"{self.seed}:init")
+        self.pools = Pools.fresh(cfg.pool_count, cfg.population, rng)
+        self.counters = [PoolCounters() for _ in range(cfg.pool_count)]
+        self.pool_out = AppendFile(cfg.pool_file)
+        self.games_out = AppendFile(cfg.games_file)
+        for genome in self.pools.genomes.values():
+            self.pool_out.write(genome.to_text())
+        self.write_alive()
+        self.out(f"New gene pool: {cfg.pool_count} pools of {cfg.population} random genomes "
+                 f"in {cfg.pool_file} (seed {self.seed})")
+
+    def resume(self) -> None:
+        cfg = self.config
+        state = read_pool_file(cfg.pool_file, cfg.pool_count)
+        games, games_torn = read_games_file(cfg.games_file)
+        for torn in (state.torn, games_torn):
+            if torn is not None:
+                self.out(f"warning: {torn.describe()}")
+                set_aside(torn)
+        if not state.alive_history:
+            raise ConfigError(f"{cfg.pool_file}: no complete set of 'Still Alive' lines for "
+                              f"{cfg.pool_count} pools: not a gene pool file of this configuration "
+                              f"(check gene pool count)")
+        latest = state.alive_history[-1]
+        if any(len(ids) != cfg.population for ids in latest.values()):
+            raise ConfigError(f"{cfg.pool_file}: pools of {len(next(iter(latest.values())))} players "
+                              f"but the configuration says gene pool population = {cfg.population}")
+        members = [list(latest[p]) for p in range(cfg.pool_count)]
+        self.pools = Pools(state.genomes, members, next_id=max(state.genomes) + 1)
+        for pool, ids in state.alive_history[0].items():
+            for genome_id in ids:
+                self.pools.stat(genome_id).birth_pool = pool
+        self.counters = [PoolCounters() for _ in range(cfg.pool_count)]
+        rounds_done = len(state.alive_history) - 1
+        partial = []
+        self.games_at_snapshot = 0
+        for game in games:
+            h = game.headers
+            white, black, pool = h.get("WhiteID"), h.get("BlackID"), h.get("Pool")
+            offspring, replaced = game.get_int("Offspring"), game.get_int("Replaced")
+            if None in (white, black, pool, offspring, replaced) or h.get("Result") not in SCORES:
+                continue
+            pool, white, black = int(pool), int(white), int(black)
+            score = SCORES[h["Result"]]
+            self.pools.stat(white).record(score)
+            self.pools.stat(black).record(1 - score)
+            self.pools.games_played += 1
+            stats = self.pools.stat(offspring)
+            stats.from_draw = score == 0.5
+            stats.birth_pool = pool
+            if 0 <= pool < cfg.pool_count:
+                self.counters[pool].add(h["Result"])
+            if (game.get_int("Round") or 0) > rounds_done:
+                partial.append((pool, offspring, replaced))
+            else:
+                self.games_at_snapshot += 1
+        # Games of a round cut short by a kill: their offspring replace the losers.
+        for pool, offspring, replaced in partial:
+            if replaced in self.pools.members[pool] and offspring in self.pools.genomes:
+                self.pools.members[pool][self.pools.members[pool].index(replaced)] = offspring
+        self.pool_out = AppendFile(cfg.pool_file)
+        self.games_out = AppendFile(cfg.games_file)
+        self.round = rounds_done
+        if partial:
+            self.round += 1
+            for source, target, best, replaced in self.close_round():   # the interrupted round
+                self.out(f"Pool swap: {best} copied from pool {source} into pool {target}, "
+                         f"replacing {replaced}")
+        self.out(f"Resuming {cfg.pool_file}: round {self.round}, {self.pools.games_played} games, "
+                 f"{len(self.pools.genomes)} genomes, next ID {self.pools.next_id}")
+
+    def write_alive(self) -> None:
+        # One write for all pools, so a kill leaves a whole snapshot or a torn one.
+        self.pool_out.write("".join(StillAlive(pool, tuple(ids)).to_text()
+                                    for pool, ids in enumerate(self.pools.members)))
+        self.games_at_snapshot = self.pools.games_played
+
+    def close_round(self) -> list[tuple[int, int, int, int]]:
+        """Pool swaps if a swap interval was crossed this round, then the snapshot."""
+        cfg = self.config
+        swaps = []
+        if cfg.pool_count > 1 and \
+                self.pools.games_played // cfg.swap_interval > self.games_at_snapshot // cfg.swap_interval:
+            swaps = self.pools.swap()
+        self.write_alive()
+        return swaps
+
+    # ------------------------------------------------------------ running
+
+    def install_signals(self) -> None:
+        if hasattr(signal, "SIGTSTP"):
+            signal.signal(signal.SIGTSTP, self.on_pause)
+
+    def on_pause(self, signum, frame) -> None:
+        self.pause_requested = True
+        self.out("Pausing after the games in progress (Ctrl-C stops at once)...")
+
+    def run(self) -> int:
+        cfg = self.config
+        self.load_or_create()
+        self.install_signals()
+        started = time.monotonic()
+        deadline = started + cfg.time_limit if cfg.time_limit else None
+        executor = self.executor_factory(cfg.workers)
+        try:
+            while not self.stop_requested:
+                if deadline and time.monotonic() >= deadline:
+                    self.out(f"Time limit reached after {self.games_this_run} games this run.")
+                    break
+                self.round += 1
+                self.play_round(executor, deadline)
+        except KeyboardInterrupt:
+            self.kill(executor)
+            self.out(f"\nStopped. {self.pools.games_played} games are safely in {cfg.games_file}; "
+                     f"run the same command to resume.")
+            return 130
+        finally:
+            self.pool_out.close()
+            self.games_out.close()
+        executor.shutdown(wait=True)
+        wall = time.monotonic() - started
+        if wall > 0 and self.games_this_run:
+            share = self.search_seconds / (wall * cfg.workers)
+            self.out(f"{self.games_this_run} games in {wall:.0f} s "
+                     f"({self.games_this_run / wall * 60:.1f} games per minute); "
+                     f"workers spent {share:.0%} of their time searching")
+        return 0
+
+    @staticmethod
+    def kill(executor) -> None:
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in list(getattr(executor, "_processes", {}).values()):
+            process.kill()
+
+    def jobs_for_round(self) -> list[GameJob]:
+        cfg = self.config
+        rng = random.Random(f"{self.seed}:round:{self.round}")
+        seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
+                            cfg.oscillating)
+        jobs = []
+        for pool in range(cfg.pool_count):
+            for white, black in self.pools.pairings(pool, rng):
+                fen = rng.choice(self.openings) if self.openings else None
+                jobs.append(GameJob(self.round, pool, white, black,
+                                    self.pools.genomes[white].to_text(),
+                                    self.pools.genomes[black].to_text(), fen, seconds, cfg.search))
+        return jobs
+
+    def play_round(self, executor, deadline) -> None:
+        cfg = self.config
+        round_start = time.monotonic()
+        pending = deque(self.jobs_for_round())
+        seconds = pending[0].seconds if pending else cfg.min_time
+        running: set[cf.Future] = set()
+        lines: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
+        matings: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
+        while pending or running:
+            stopping = self.stop_requested or (deadline and time.monotonic() >= deadline)
+            while pending and len(running) < cfg.workers and not self.pause_requested and not stopping:
+                running.add(executor.submit(play_job, pending.popleft()))
+            if not running:
+                if self.pause_requested:
+                    self.pause()
+                    continue
+                break                           # stopping: the rest of the round is not played
+            done, running = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                self.record(future.result(), lines, matings)
+        self.end_round(seconds, time.monotonic() - round_start, lines, matings)
+
+    def pause(self) -> None:
+        self.out("Paused: every finished game is on disk. Type fg to continue.")
+        sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGSTOP)
+        self.pause_requested = False
+        self.out("Continuing.")
+
+    def record(self, result: GameResult, lines, matings) -> None:
+        job, rec = result.job, result.record
+        score = SCORES[rec.result]
+        rng = random.Random(f"{self.seed}:mate:{job.round}:{job.pool}:{job.white_id}:{job.black_id}")
+        child, loser = self.pools.breed(job.pool, job.white_id, job.black_id, score, rng)
+        # Offspring first, then the game: a recorded game always finds its offspring.
+        self.pool_out.write(child.to_text())
+        headers = {
+            "Event": "GenChess gene pool", "Site": str(self.config.pool_file),
+            "Date": date.today().strftime("%Y.%m.%d"), "Round": str(job.round),
+            "White": player_name(job.white_id), "Black": player_name(job.black_id),
+            "Pool": str(job.pool), "WhiteID": str(job.white_id), "BlackID": str(job.black_id),
+            "TimeControl": rec.time_control, "Termination": rec.termination, "Reason": rec.reason,
+            "PlyCount": str(len(rec.moves)), "Offspring": str(child.id), "Replaced": str(loser),
+        }
+        self.games_out.write(game_pgn(rec, headers))
+        self.pools.replace(job.pool, loser, child, from_draw=score == 0.5)
+        self.counters[job.pool].add(rec.result)
+        self.search_seconds += result.search_seconds
+        self.games_this_run += 1
+        line = f"{job.white_id} vs {job.black_id}: {WINNER_WORDS[rec.result]} ({rec.reason})"
+        lines[job.pool].append(line)
+        matings[job.pool].append(f"{job.white_id} x {job.black_id} -> {child.id} replaces {loser}")
+        if not self.config.quiet:
+            self.out(f"  pool {job.pool}: {line}")
+
+    def end_round(self, seconds, elapsed, lines, matings) -> None:
+        cfg = self.config
+        swaps = self.close_round()
+        for pool in range(cfg.pool_count):
+            self.print_pool(pool, seconds, elapsed, lines[pool], matings[pool])
+        for source, target, best, replaced in swaps:
+            self.out(f"Pool swap: {best} (most wins in pool {source}) copied into pool {target}, "
+                     f"replacing {replaced}")
+
+    def print_pool(self, pool, seconds, elapsed, lines, matings) -> None:
+        c = self.counters[pool]
+        members = self.pools.members[pool]
+        self.out("")
+        self.out(f"Gene pool ID: {pool}  Gene pool size: {len(members)}  Round: {self.round}  "
+                 f"Games: {c.games}  White wins: {c.results['1-0']}  Black wins: {c.results['0-1']}  "
+                 f"Draws: {c.results['1/2-1/2']}  Game time: {seconds:.2f} s  "
+                 f"Round time: {elapsed:.1f} s  File: {self.config.pool_file}")
+        if self.config.quiet:
+            return
+        for line in lines:
+            self.out(f"  {line}")
+        for line in matings:
+            self.out(f"  Mating {line}")
+        self.out(f"  {'ID':>8}   {'Wins':>5} {'Streak':>6} {'Draws':>6} {'Streak':>6}")
+        for genome_id in sorted(members):
+            s = self.pools.stat(genome_id)
+            mark = ("*" if s.from_draw else " ") + ("T" if self.pools.is_transferred(pool, genome_id) else " ")
+            self.out(f"  {genome_id:>8}{mark} {s.wins:>5} {s.win_streak:>6} {s.draws:>6} {s.draw_streak:>6}")
+        most = max(members, key=lambda i: (self.pools.stat(i).wins, -i))
+        longest = max(members, key=lambda i: (self.pools.stat(i).games, -i))
+        self.out(f"  Most wins: {self.pools.stat(most).wins} by ID {most}   "
+                 f"Longest lived: {self.pools.stat(longest).games} by ID {longest}")

@@ -1,0 +1,71 @@
+"""One game in a worker process: the unit of work the trainer hands to an executor.
+
+Jobs and results are small plain dataclasses (genomes travel as text) so any
+`concurrent.futures.Executor` can run them: a local process pool today, a cluster
+executor (e.g. dask.distributed's `Client.get_executor()`) tomorrow. Each worker
+process keeps its two engines between games; only their genomes change.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+
+from genchess.engine import Engine
+from genchess.genome import parse_genome_text
+from genchess.match import EnginePlayer, GameRecord, TimeControl, play_game
+
+HASH_MB = 8
+MOVE_OVERHEAD_MS = 5      # in-process games lose no time to pipes or GUIs
+
+_engines: dict[str, tuple[Engine, Engine]] = {}
+
+
+@dataclass
+class GameJob:
+    round: int
+    pool: int
+    white_id: int
+    black_id: int
+    white_genome: str
+    black_genome: str
+    start_fen: str | None
+    seconds: float
+    search_mode: str
+
+
+@dataclass
+class GameResult:
+    job: GameJob
+    record: GameRecord
+    search_seconds: float       # wall time the two engines spent choosing moves
+
+
+def init_worker() -> None:
+    # The trainer process decides about Ctrl-C and Ctrl-Z; a worker must neither
+    # die mid-game nor freeze with its clock running.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGTSTP"):
+        signal.signal(signal.SIGTSTP, signal.SIG_IGN)
+
+
+def engines_for(mode: str) -> tuple[Engine, Engine]:
+    if mode not in _engines:
+        _engines[mode] = tuple(Engine(hash_mb=HASH_MB, search_mode=mode,
+                                      move_overhead_ms=MOVE_OVERHEAD_MS) for _ in range(2))
+    return _engines[mode]
+
+
+def play_job(job: GameJob) -> GameResult:
+    white_engine, black_engine = engines_for(job.search_mode)
+    white_engine.set_genome(parse_genome_text(job.white_genome).genomes[0])
+    black_engine.set_genome(parse_genome_text(job.black_genome).genomes[0])
+    white = EnginePlayer(white_engine, f"GenChess {job.white_id}")
+    black = EnginePlayer(black_engine, f"GenChess {job.black_id}")
+    spent = [0.0]
+
+    def on_move(board, move, used):
+        spent[0] += used
+
+    record = play_game(white, black, job.start_fen, TimeControl(job.seconds), on_move=on_move)
+    return GameResult(job, record, spent[0])
