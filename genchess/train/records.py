@@ -104,6 +104,7 @@ def read_pool_file(path: Path, pool_count: int) -> PoolFileState:
 @dataclass
 class GameHeaders:
     headers: dict[str, str]
+    movetext: str = ""
 
     def get_int(self, key: str) -> int | None:
         value = self.headers.get(key, "")
@@ -123,13 +124,16 @@ def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
     good, torn = split_complete(path, text, is_end)
     games: list[GameHeaders] = []
     headers: dict[str, str] = {}
+    movetext: list[str] = []
     for line in good.splitlines():
         match = HEADER.match(line)
         if match:
             headers[match.group(1)] = match.group(2)
-        elif is_end(line) and headers:
-            games.append(GameHeaders(headers))
-            headers = {}
+        elif line.strip():
+            movetext.append(line)
+            if is_end(line) and headers:
+                games.append(GameHeaders(headers, " ".join(movetext)))
+                headers, movetext = {}, []
     return games, torn
 
 

@@ -1,0 +1,219 @@
+"""`genchess-plot POOLFILE`: pictures of what evolved in a gene-pool run.
+
+Reads the pool file and its games file (the torn tail of a running or killed
+run is skipped, never touched) and writes PNG files: piece strengths and gene
+priorities against genome ID, who won over the run, how games ended (log-log),
+game lengths with the Look Ahead Gene's log-normal model fitted, and promotions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from genchess.genome import GenomeError
+from genchess.train.records import is_pool_record_end, read_games_file, split_complete
+
+PIECES = ["P", "N", "B", "R", "Q", "K"]
+PIECE_NAMES = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "queen", "K": "king"}
+PROMOTION = re.compile(r"=([QRBN])")
+
+
+def load_genomes(path: Path):
+    from genchess.genome import parse_genome_text
+
+    text = path.read_text(encoding="utf-8")
+    good, _ = split_complete(path, text, is_pool_record_end)
+    return sorted(parse_genome_text(good, str(path)).genomes, key=lambda g: g.id)
+
+
+def rolling(values, window):
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
+
+
+def plot_piece_strengths(plt, genomes, out: Path) -> Path:
+    ids = [g.id for g in genomes]
+    values = [g.pack()["piece_values"] for g in genomes]
+    window = max(5, len(ids) // 20)
+    fig, ax = plt.subplots(figsize=(11, 6))
+    for k, piece in enumerate(PIECES):
+        series = [v[k] for v in values]
+        dots = ax.scatter(ids, series, s=5, alpha=0.3)
+        # The trend: a rolling median over consecutive genomes (robust to mutants).
+        medians = [sorted(series[max(0, i - window + 1):i + 1])[len(series[max(0, i - window + 1):i + 1]) // 2]
+                   for i in range(len(series))]
+        ax.plot(ids, medians, color=dots.get_facecolor()[0][:3], lw=2, label=PIECE_NAMES[piece])
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel("genome ID (order of birth)")
+    ax.set_ylabel("normalised piece strength (army sums to 1)")
+    ax.set_title(f"Piece strengths of every genome (lines: median of {window} consecutive genomes)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+    return save(plt, fig, out / "piece_strengths.png")
+
+
+def plot_priorities(plt, genomes, out: Path) -> Path:
+    packed = [g.pack() for g in genomes]
+    keys = [k for k in packed[0] if k.endswith("_priority")]
+    ids = [g.id for g in genomes]
+    cols = 4
+    rows = math.ceil(len(keys) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(14, 3 * rows), sharex=True)
+    for ax, key in zip(axes.flat, keys):
+        ax.scatter(ids, [p[key] for p in packed], s=4, alpha=0.5)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_title(key.replace("_priority", "").replace("_", " "), fontsize=10)
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.supxlabel("genome ID")
+    fig.supylabel("priority")
+    fig.suptitle("Gene priorities of every genome")
+    return save(plt, fig, out / "gene_priorities.png")
+
+
+def plot_results(plt, games, out: Path) -> Path:
+    results = [g.headers.get("Result") for g in games]
+    window = max(10, len(results) // 50)
+    fig, ax = plt.subplots(figsize=(10, 5))
+    for result, label in (("1-0", "white wins"), ("0-1", "black wins"), ("1/2-1/2", "draws")):
+        ax.plot(range(1, len(results) + 1), rolling([r == result for r in results], window), label=label)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("game number")
+    ax.set_ylabel(f"share of the last {window} games")
+    ax.set_title("Who won over the run")
+    ax.legend()
+    return save(plt, fig, out / "results.png")
+
+
+def plot_endings(plt, games, out: Path) -> Path:
+    endings = [g.headers.get("Termination", "unknown") for g in games]
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for ending in sorted(set(endings)):
+        counts, n, xs, ys = 0, 0, [], []
+        for n, e in enumerate(endings, start=1):
+            if e == ending:
+                counts += 1
+                xs.append(n)
+                ys.append(counts)
+        ax.plot(xs, ys, marker=".", ms=3, label=f"{ending} ({counts})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("game number")
+    ax.set_ylabel("games ended this way so far")
+    ax.set_title("How games ended (log-log)")
+    ax.legend(fontsize=8)
+    return save(plt, fig, out / "endings.png")
+
+
+def plot_lengths(plt, games, out: Path) -> Path:
+    lengths = [max(1, (int(g.headers.get("PlyCount", "0")) + 1) // 2) for g in games]
+    logs = [math.log(n) for n in lengths]
+    mu = sum(logs) / len(logs)
+    sigma = math.sqrt(sum((x - mu) ** 2 for x in logs) / max(1, len(logs) - 1)) or 1e-3
+    fig, ax = plt.subplots(figsize=(10, 5))
+    bins = min(50, max(10, len(set(lengths))))
+    ax.hist(lengths, bins=bins, density=True, alpha=0.6, label=f"{len(lengths)} games")
+    top = max(lengths)
+    xs = [0.5 + i * top / 300 for i in range(301)]
+    pdf = [math.exp(-(math.log(x) - mu) ** 2 / (2 * sigma ** 2)) / (x * sigma * math.sqrt(2 * math.pi))
+           for x in xs]
+    mean = math.exp(mu + sigma ** 2 / 2)
+    ax.plot(xs, pdf, lw=2, label=f"log-normal fit: mean {mean:.1f} moves, spread {sigma:.2f}")
+    ax.set_xlabel("game length (moves)")
+    ax.set_ylabel("density")
+    ax.set_title("Game lengths and the Look Ahead Gene's log-normal model")
+    ax.legend()
+    return save(plt, fig, out / "game_lengths.png")
+
+
+def promotion_counts(games) -> dict[str, Counter]:
+    counts = {"White": Counter(), "Black": Counter()}
+    for game in games:
+        # Move numbers tell whose move it is: "12." is White's, "12..." or the
+        # token after White's move is Black's.
+        tokens = re.sub(r"\{[^}]*\}", " ", game.movetext).split()
+        white = True
+        for token in tokens:
+            if re.fullmatch(r"\d+\.", token):
+                white = True
+                continue
+            if re.fullmatch(r"\d+\.\.\.", token):
+                white = False
+                continue
+            if token in ("1-0", "0-1", "1/2-1/2", "*"):
+                break
+            match = PROMOTION.search(token)
+            if match:
+                counts["White" if white else "Black"][match.group(1)] += 1
+            white = not white
+    return counts
+
+
+def plot_promotions(plt, games, out: Path) -> Path:
+    counts = promotion_counts(games)
+    rows = [[PIECE_NAMES[p], counts["White"][p], counts["Black"][p], counts["White"][p] + counts["Black"][p]]
+            for p in "QRBN"]
+    fig, ax = plt.subplots(figsize=(6, 2.5))
+    ax.axis("off")
+    table = ax.table(cellText=rows, colLabels=["promoted to", "by white", "by black", "total"],
+                     loc="center", cellLoc="center")
+    table.scale(1, 1.6)
+    ax.set_title(f"Promotions in {len(games)} games")
+    return save(plt, fig, out / "promotions.png")
+
+
+def save(plt, fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="genchess-plot",
+                                     description="Draw PNG plots of what evolved in a gene-pool run.")
+    parser.add_argument("pool_file", metavar="POOLFILE", help="the gene pool file of a run")
+    parser.add_argument("--out", metavar="DIR", help="where to write the PNG files "
+                        "(default: POOLFILE_plots beside the pool file)")
+    args = parser.parse_args(argv)
+    pool = Path(args.pool_file)
+    out = Path(args.out) if args.out else Path(str(pool) + "_plots")
+    try:
+        genomes = load_genomes(pool)
+        games, _ = read_games_file(Path(str(pool) + "_games.txt"))
+        out.mkdir(parents=True, exist_ok=True)
+    except GenomeError as e:
+        print(f"genchess-plot: {e}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"genchess-plot: cannot read {pool}: {getattr(e, 'strerror', e)}", file=sys.stderr)
+        return 2
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = [plot_piece_strengths(plt, genomes, out), plot_priorities(plt, genomes, out)]
+    if games:
+        written += [plot_results(plt, games, out), plot_endings(plt, games, out),
+                    plot_lengths(plt, games, out), plot_promotions(plt, games, out)]
+        counts = promotion_counts(games)
+        print("Promotions: " + ", ".join(
+            f"{PIECE_NAMES[p]} {counts['White'][p] + counts['Black'][p]}" for p in "QRBN"))
+    else:
+        print(f"no games yet in {pool}_games.txt: only the genome plots")
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
