@@ -211,8 +211,9 @@ class Engine:
                              score=Score.from_internal(score, pawn_unit), pv=pv))
 
         raw = self.searcher.search(
-            board, max_depth=limits.depth or (2 * limits.mate + 1 if limits.mate else 126),
-            node_limit=limits.nodes or 0,
+            board, max_depth=max(limits.depth, 1) if limits.depth is not None
+            else (2 * limits.mate + 1 if limits.mate else 126),
+            node_limit=max(limits.nodes, 1) if limits.nodes is not None else 0,
             soft_time=budget.soft, hard_time=budget.hard, searchmoves=limits.searchmoves or None,
             multipv=self.multipv, mode=mode, budget_nodes=budget_nodes, mate=limits.mate or 0,
             on_iteration=report)

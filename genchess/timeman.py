@@ -44,13 +44,17 @@ def expected_moves_left(moves_played: float, mean_game_length: float, uncertaint
     if moves_played < 1:
         return math.exp(m + s * s / 2)
     ln_n = math.log(moves_played)
-    numerator = 1 + math.erf((m + s * s - ln_n) / (s * math.sqrt(2)))
-    denominator = 1 + math.erf((m - ln_n) / (s * math.sqrt(2)))
+    # 1 + erf(x) == erfc(-x), which keeps its precision far into the tail where
+    # 1 + erf(x) rounds to 0 (long games with a small spread).
+    numerator = math.erfc(-(m + s * s - ln_n) / (s * math.sqrt(2)))
+    denominator = math.erfc(-(m - ln_n) / (s * math.sqrt(2)))
     if denominator < 1e-300:
-        # Far past the expected game length the ratio tends to n(1 + s^2/(ln n - m)):
-        # the game is "almost over" yet may go on; use the tail approximation.
+        # Beyond even erfc's range: E[L | L > n] ~ n (1 + s^2 / (ln n - m)).
         return moves_played * s * s / max(ln_n - m, 1e-9)
     return math.exp(m + s * s / 2) * numerator / denominator - moves_played
+
+
+MIN_DIVISOR = 8     # never plan for fewer moves than this, unless the time control ends sooner
 
 
 @dataclass
@@ -69,10 +73,15 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
         return TimeBudget(t, t)
     remaining = limits.wtime if white_to_move else limits.btime
     if remaining is None:
+        # Only the other clock given: assume both sides have the same time.
+        remaining = limits.btime if white_to_move else limits.wtime
+    if remaining is None:
         return TimeBudget(None, None)
     increment = (limits.winc if white_to_move else limits.binc) or 0
     usable = max(remaining - overhead_ms, 0)
-    divisor = max(expected_moves_left(moves_played, mean_game_length, uncertainty), 1.0)
+    # The floor guards genomes whose model says the game is almost over (a small
+    # spread long past the mean): without it one move could take half the clock.
+    divisor = max(expected_moves_left(moves_played, mean_game_length, uncertainty), MIN_DIVISOR)
     if limits.movestogo:
         divisor = min(divisor, limits.movestogo)
     target = remaining / divisor + increment

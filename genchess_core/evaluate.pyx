@@ -88,22 +88,26 @@ cdef U64 side_attacks(const Position* p, int c, U64 occ, bint with_king) noexcep
 cdef void legal_info(Position* p, int c, SideInfo* info) noexcept nogil:
     """Legal moves of colour c, as if it were c's turn (the position is restored)."""
     cdef Move moves[MAX_MOVES]
-    cdef int n, i, side = p.side, ep = p.ep, flags
-    cdef U64 targets = 0
+    cdef int n, i, side = p.side, ep = p.ep, flags, counted
+    cdef U64 targets = 0, their_king = p.bb[(c ^ 1) * 6 + KING]
     if c != side:
         p.side = c
         p.ep = NO_SQ
     n = generate_legal(p, moves, GEN_ALL)
     p.side = side
     p.ep = ep
+    counted = n
     for i in range(n):
+        if bit(move_to(moves[i])) & their_king:
+            counted -= 1         # the side not to move "capturing" a checking king is no move
+            continue
         flags = move_flags(moves[i])
         if flags == FLAG_KING_CASTLE or flags == FLAG_QUEEN_CASTLE:
             continue
         if p.board[move_from(moves[i])] % 6 == PAWN and not (flags & FLAG_CAPTURE):
             continue
         targets |= bit(move_to(moves[i]))
-    info.n_legal = n
+    info.n_legal = counted
     info.legal_targets = targets
 
 
@@ -248,31 +252,31 @@ cdef void side_raw(const Position* p, const EvalParams* e, const SideInfo* info,
 
 cdef double castling_score(const Position* p, const EvalParams* e, const SideInfo* info,
                            int c) noexcept nogil:
-    """Full preference for a side that has castled there; partial credit while the
-    right is kept, growing as the squares between king and rook empty and when the
-    king's path is not attacked."""
+    """A side that has castled gets that wing's preference. Before castling it gets
+    the best wing's partial credit (at most three quarters of the preference),
+    growing as the squares between king and rook empty and when the king's path is
+    not attacked: the best option counts, not the sum, so that castling always
+    scores more than keeping both rights."""
     cdef int base = 0 if c == WHITE else 56
-    cdef int rights_oo = WHITE_OO if c == WHITE else BLACK_OO
-    cdef int rights_ooo = WHITE_OOO if c == WHITE else BLACK_OOO
     cdef int king = c * 6 + KING, rook = c * 6 + ROOK
     cdef U64 enemy_att = info[c ^ 1].attacks, between, path
-    cdef double s = 0.0
-    # Kingside: king on g1 with a rook on f1 looks castled.
+    cdef double kingside = 0.0, queenside = 0.0
+    # King on g1 with a rook on f1 (c1 or b1 with a rook on d1) looks castled.
     if p.board[base + 6] == king and p.board[base + 5] == rook:
-        s += e.castling_kingside
-    elif p.castling & rights_oo:
+        return e.castling_kingside
+    if (p.board[base + 2] == king or p.board[base + 1] == king) and p.board[base + 3] == rook:
+        return e.castling_queenside
+    if p.castling & (WHITE_OO if c == WHITE else BLACK_OO):
         between = bit(base + 5) | bit(base + 6)
         path = between | bit(base + 4)
-        s += e.castling_kingside * (0.5 * popcount(between & ~p.all) / 2.0
-                                    + (0.25 if not (path & enemy_att) else 0.0))
-    if (p.board[base + 2] == king or p.board[base + 1] == king) and p.board[base + 3] == rook:
-        s += e.castling_queenside
-    elif p.castling & rights_ooo:
+        kingside = e.castling_kingside * (0.5 * popcount(between & ~p.all) / 2.0
+                                          + (0.25 if not (path & enemy_att) else 0.0))
+    if p.castling & (WHITE_OOO if c == WHITE else BLACK_OOO):
         between = bit(base + 1) | bit(base + 2) | bit(base + 3)
         path = bit(base + 2) | bit(base + 3) | bit(base + 4)
-        s += e.castling_queenside * (0.5 * popcount(between & ~p.all) / 3.0
-                                     + (0.25 if not (path & enemy_att) else 0.0))
-    return s
+        queenside = e.castling_queenside * (0.5 * popcount(between & ~p.all) / 3.0
+                                            + (0.25 if not (path & enemy_att) else 0.0))
+    return kingside if kingside > queenside else queenside
 
 
 cdef bint can_mate(const Position* p, int c) noexcept nogil:

@@ -365,6 +365,13 @@ cdef int child_by_budget(SearchState* s, Move m, int alpha, int beta, double sha
     cdef Move replies[MAX_MOVES]
     cdef int n = generate_legal(&s.pos, replies, GEN_ALL), i, kind
     cdef bint just_captured = move_flags(m) & FLAG_CAPTURE, can_capture = False
+    s.pv_len[ply] = ply
+    # Settle what quiescence cannot see: no reply is mate or stalemate, and
+    # repetitions and the fifty-move rule are draws however small the share.
+    if n == 0:
+        return -MATE_SCORE + ply if in_check(&s.pos) else DRAW_SCORE
+    if is_draw(&s.pos):
+        return DRAW_SCORE
     for i in range(n):
         if move_flags(replies[i]) & FLAG_CAPTURE:
             can_capture = True
@@ -377,9 +384,8 @@ cdef int child_by_budget(SearchState* s, Move m, int alpha, int beta, double sha
         kind = 1
     else:
         kind = 3
-    if n > 0 and share > s.spec[kind] * n:
+    if share > s.spec[kind] * n:
         return budget_search(s, alpha, beta, share, ply)
-    s.pv_len[ply] = ply
     return quiesce(s, alpha, beta, ply)
 
 
@@ -551,6 +557,11 @@ cdef class Searcher:
             if wanted is None or move_to_uci(moves[i]) in wanted:
                 s.root_moves[s.n_root] = moves[i]
                 s.n_root += 1
+        if s.n_root == 0:
+            # searchmoves named no legal move: better any legal move than none.
+            for i in range(n):
+                s.root_moves[i] = moves[i]
+            s.n_root = n
         result = {"depth": 0, "seldepth": 0, "nodes": 0, "time": 0.0, "hashfull": 0, "lines": []}
         if s.n_root == 0:
             if n == 0:

@@ -1,0 +1,175 @@
+"""`genchess bench`: the node-count signature and the command line.
+
+The bench searches fixed positions to a fixed depth from a cleared hash table, so
+its total node count is a signature of the code and the genome: it must be the
+same on every run, in this process and in a fresh one. The command is run the way
+a user runs it, `python -m genchess bench`, from a scratch directory.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+
+from genchess.bench import BENCH_POSITIONS, run_bench
+from genchess.engine import Engine
+from genchess.genome import default_genome
+from genchess_core import Board
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SUMMARY = {
+    "time": re.compile(r"^Total time \(ms\) : (\d+)$"),
+    "nodes": re.compile(r"^Nodes searched  : (\d+)$"),
+    "nps": re.compile(r"^Nodes/second    : (\d+)$"),
+}
+
+
+def quiet_bench(depth, engine=None):
+    lines = []
+    nodes, elapsed = run_bench(engine or Engine(), depth, out=lines.append)
+    return nodes, elapsed, lines
+
+
+def _env_for(cwd):
+    """The environment for running `python -m genchess` from `cwd`: as is when the
+    package is importable there (an installed genchess), else with the repository
+    root on PYTHONPATH (a source checkout)."""
+    env = dict(os.environ)
+    probe = subprocess.run([sys.executable, "-c", "import genchess, genchess_core"],
+                           cwd=cwd, env=env, capture_output=True, text=True)
+    if probe.returncode != 0:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    return env
+
+
+def run_cli(args, cwd, timeout=120):
+    return subprocess.run([sys.executable, "-m", "genchess", *args], cwd=cwd, env=_env_for(cwd),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def parse_summary(stdout):
+    found = {}
+    for line in stdout.splitlines():
+        for key, pattern in SUMMARY.items():
+            match = pattern.match(line)
+            if match:
+                assert key not in found, f"two '{key}' lines"
+                found[key] = int(match.group(1))
+    return found
+
+
+# --------------------------------------------------------------------------- positions
+
+def test_there_are_enough_bench_positions():
+    assert len(BENCH_POSITIONS) >= 30
+    assert len(set(BENCH_POSITIONS)) == len(BENCH_POSITIONS)
+
+
+@pytest.mark.parametrize("fen", BENCH_POSITIONS)
+def test_bench_position_is_a_legal_fen(fen):
+    board = chess.Board(fen)
+    assert board.is_valid(), board.status()
+    assert not board.is_game_over(), "a finished game has nothing to search"
+    ours = Board(fen)
+    assert ours.fen() == board.fen()
+    assert sorted(ours.legal_moves()) == sorted(m.uci() for m in board.legal_moves)
+
+
+def test_bench_positions_are_varied():
+    pieces = [chess.popcount(chess.Board(fen).occupied) for fen in BENCH_POSITIONS]
+    assert min(pieces) <= 6 and max(pieces) >= 28        # endgames and openings
+    turns = {chess.Board(fen).turn for fen in BENCH_POSITIONS}
+    assert turns == {chess.WHITE, chess.BLACK}
+
+
+# --------------------------------------------------------------------------- the signature
+
+def test_bench_signature_is_reproducible():
+    nodes, _, lines = quiet_bench(3)
+    again, _, _ = quiet_bench(3)
+    assert nodes == again > 0
+    # The same engine run twice (new_game clears what it learned) agrees too.
+    engine = Engine()
+    assert quiet_bench(3, engine)[0] == quiet_bench(3, engine)[0] == nodes
+    # One line per position, each naming a legal move, then the summary.
+    position_lines = [line for line in lines if line.startswith("Position ")]
+    assert len(position_lines) == len(BENCH_POSITIONS)
+    for line, fen in zip(position_lines, BENCH_POSITIONS):
+        assert line.endswith(fen)
+        move = line.split(":", 1)[1].split()[0]
+        assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves
+    summary = parse_summary("\n".join(lines))
+    assert summary.keys() == SUMMARY.keys() and summary["nodes"] == nodes
+
+
+def test_bench_signature_depends_on_depth_and_genome():
+    two, three = quiet_bench(2)[0], quiet_bench(3)[0]
+    assert 0 < two < three
+    genome = default_genome()
+    genome.gene("Freedom To Move Gene").values["Priority"] += 1.0
+    assert quiet_bench(3, Engine(genome))[0] != three
+
+
+# --------------------------------------------------------------------------- the command
+
+def test_bench_command_prints_the_summary(tmp_path):
+    proc = run_cli(["bench", "--depth", "2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    summary = parse_summary(proc.stdout)
+    assert summary.keys() == SUMMARY.keys(), proc.stdout[-500:]
+    # A fresh process gives the same signature as this one.
+    assert summary["nodes"] == quiet_bench(2)[0]
+    assert summary["time"] >= 0 and summary["nps"] >= 0
+    if summary["time"] > 0:
+        assert summary["nps"] == pytest.approx(summary["nodes"] * 1000 / summary["time"], rel=0.05)
+    assert "Traceback" not in proc.stderr
+
+
+def test_bench_command_with_a_genome_file(tmp_path):
+    path = tmp_path / "mine.genome"
+    path.write_text(default_genome().to_text())
+    proc = run_cli(["bench", "--depth", "2", "--genome", str(path)], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert parse_summary(proc.stdout)["nodes"] == quiet_bench(2)[0]
+
+
+def _bad_genome(tmp_path):
+    """The default genome with one value out of range; returns (path, line number)."""
+    lines = default_genome().to_text().splitlines()
+    index = lines.index("Name: Total Force Gene") + 1
+    while not lines[index].startswith("Priority:"):
+        index += 1
+    lines[index] = "Priority: not-a-number"
+    path = tmp_path / "bad.genome"
+    path.write_text("\n".join(lines) + "\n")
+    return path, index + 1
+
+
+def test_bad_genome_file_gives_one_line_and_exit_2(tmp_path):
+    path, line = _bad_genome(tmp_path)
+    proc = run_cli(["bench", "--depth", "1", "--genome", str(path)], tmp_path)
+    assert proc.returncode == 2
+    message = proc.stderr.strip().splitlines()
+    assert len(message) == 1, proc.stderr
+    assert f"{path}:{line}:" in message[0] or f"bad.genome:{line}:" in message[0], message[0]
+    assert "Traceback" not in proc.stderr
+    assert "Nodes searched" not in proc.stdout
+
+
+def test_missing_genome_file_gives_one_line_and_exit_2(tmp_path):
+    proc = run_cli(["bench", "--depth", "1", "--genome", str(tmp_path / "missing.genome")], tmp_path)
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "missing.genome" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("depth", ["-1", "two"])
+def test_bad_depth_is_a_usage_error(tmp_path, depth):
+    proc = run_cli(["bench", "--depth", depth], tmp_path)
+    assert proc.returncode == 2
+    assert "--depth" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,238 @@
+"""Time management: the log-normal game-length model and the per-move allocation.
+
+`expected_moves_left(n, mean, sigma)` is E[L | L > n] - n for a log-normal game
+length L with log-mean ln(mean) - sigma^2/2. It is checked against a numeric
+integration of that conditional expectation done here with numpy (in log space,
+so the far tail does not underflow). `allocate` is checked for its fixed cases
+(movetime, infinite, ponder) and, over thousands of seeded random clocks, for the
+property a tournament cares about: the hard limit stays inside the clock.
+"""
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from genchess.timeman import Limits, TimeBudget, allocate, expected_moves_left
+
+SEED = 777
+
+
+def integrated_moves_left(n, mean, sigma, points=50_001):
+    """E[L | L > n] - n by the trapezoid rule over y = ln L ~ N(mu, sigma)."""
+    mu = math.log(mean) - sigma * sigma / 2
+    if n <= 0:
+        lo = mu - 14 * sigma
+        shift = 0.0
+    else:
+        lo = math.log(n)
+        shift = lo
+    hi = max(lo, mu + sigma * sigma) + 14 * sigma
+    y = np.linspace(lo, hi, points)
+    log_density = -((y - mu) ** 2) / (2 * sigma * sigma)
+    log_weighted = (y - shift) + log_density      # L / e^shift times the density
+    m1, m2 = log_weighted.max(), log_density.max()
+    numerator = np.trapezoid(np.exp(log_weighted - m1), y)
+    denominator = np.trapezoid(np.exp(log_density - m2), y)
+    return math.exp(shift) * math.exp(m1 - m2) * numerator / denominator - max(n, 0)
+
+
+def z_score(n, mean, sigma):
+    """How many sigmas ln(n) lies above the log-mean (how deep into the tail n is)."""
+    return (math.log(n) - (math.log(mean) - sigma * sigma / 2)) / sigma
+
+
+# --------------------------------------------------------------------------- the model
+
+def test_reference_integration_is_accurate():
+    # Closed form for n = 0: E[L] = mean; and a closed-form value with erfc.
+    assert integrated_moves_left(0, 40, 0.5) == pytest.approx(40, rel=1e-7)
+    n, mean, s = 50, 40, 0.5
+    mu = math.log(mean) - s * s / 2
+    a = (mu + s * s - math.log(n)) / (s * math.sqrt(2))
+    b = (mu - math.log(n)) / (s * math.sqrt(2))
+    closed = mean * math.erfc(-a) / math.erfc(-b) - n
+    assert integrated_moves_left(n, mean, s) == pytest.approx(closed, rel=1e-7)
+
+
+@pytest.mark.parametrize("mean", [40, 80, 150])
+@pytest.mark.parametrize("sigma", [0.1, 0.3, 0.5, 1.0, 2.0])
+def test_expected_moves_left_matches_integration(mean, sigma):
+    checked = 0
+    for n in (1, 2, 5, 10, 20, 30, 40, 60, 80, 100, 150, 200, 300):
+        if z_score(n, mean, sigma) > 5:        # the far tail has its own test below
+            continue
+        assert expected_moves_left(n, mean, sigma) == pytest.approx(
+            integrated_moves_left(n, mean, sigma), rel=1e-5), (n, mean, sigma)
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("mean, sigma", [(1, 0.5), (40, 0.01), (40, 0.5), (200, 3.0)])
+def test_no_moves_played_gives_the_mean(mean, sigma):
+    assert expected_moves_left(0, mean, sigma) == pytest.approx(mean, rel=1e-12)
+
+
+def test_expected_moves_left_far_past_the_mean_game_length():
+    # Long games happen: a 40-move mean with a small spread, at move 60..300. The model's
+    # answer is small but positive and smooth; 1 + erf(x) cancels catastrophically for
+    # x below about -5.6, where the result jumps to 0 or several times the right value.
+    wrong = []
+    for mean in (20, 40, 80):
+        for sigma in (0.05, 0.1, 0.2, 0.3):
+            for n in range(mean + 5, 301, 10):
+                got = expected_moves_left(n, mean, sigma)
+                want = integrated_moves_left(n, mean, sigma)
+                if not math.isclose(got, want, rel_tol=0.02):
+                    wrong.append((n, mean, sigma, round(got, 4), round(want, 4)))
+    assert not wrong, f"{len(wrong)} values off by more than 2%: {wrong[:8]}"
+
+
+def test_expected_moves_left_stays_positive():
+    bad = []
+    for mean in (1, 5, 20, 40, 80, 200, 400):
+        for sigma in (0.01, 0.05, 0.1, 0.2, 0.5, 1.0, 3.0):
+            for n in list(range(0, 100)) + list(range(100, 1001, 10)):
+                value = expected_moves_left(n, mean, sigma)
+                if not (value > 0 and math.isfinite(value)):
+                    bad.append((n, mean, sigma, value))
+    assert not bad, f"{len(bad)} non-positive values, e.g. {bad[:8]}"
+
+
+@pytest.mark.parametrize("mean", [20, 40, 80])
+@pytest.mark.parametrize("sigma", [0.1, 0.3, 0.5])
+def test_expected_moves_left_decreases_during_a_typical_game(mean, sigma):
+    # Over the expected game the remaining moves shrink, and stay positive. (Past the
+    # mean a log-normal's mean residual life grows again: long games go on.)
+    values = [expected_moves_left(n, mean, sigma) for n in range(0, mean + 1)]
+    assert all(b <= a + 1e-9 for a, b in zip(values, values[1:]))
+    assert values[0] == pytest.approx(mean)
+    assert 0 < values[-1] < mean
+
+
+def test_wider_spread_expects_a_longer_game_late():
+    # At the mean game length, more uncertainty means more moves may still come.
+    values = [expected_moves_left(40, 40, s) for s in (0.1, 0.3, 0.5, 1.0)]
+    assert values == sorted(values)
+
+
+# --------------------------------------------------------------------------- allocate
+
+def budget(limits, white=True, played=10, mean=40.0, sigma=0.5, overhead=30):
+    return allocate(limits, white, played, mean, sigma, overhead)
+
+
+@pytest.mark.parametrize("movetime, overhead", [(200, 30), (1000, 0), (5000, 100), (31, 30)])
+def test_movetime_gives_equal_soft_and_hard(movetime, overhead):
+    result = budget(Limits(movetime=movetime, wtime=100_000, btime=100_000), overhead=overhead)
+    expected = (movetime - overhead) / 1000
+    assert result.soft == pytest.approx(expected) and result.hard == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("movetime", [0, 1, 10, 30])
+def test_movetime_below_the_overhead_still_gives_a_positive_budget(movetime):
+    result = budget(Limits(movetime=movetime), overhead=30)
+    assert result.soft == result.hard
+    assert 0 < result.hard <= 0.005
+
+
+@pytest.mark.parametrize("limits", [
+    Limits(infinite=True),
+    Limits(ponder=True),
+    Limits(infinite=True, wtime=1000, btime=1000),
+    Limits(ponder=True, wtime=1000, btime=1000, movetime=500),
+    Limits(),
+    Limits(depth=5),
+    Limits(nodes=1000),
+])
+def test_unlimited_searches_have_no_time_limit(limits):
+    assert budget(limits) == TimeBudget(None, None)
+
+
+def test_the_side_to_moves_clock_is_used():
+    limits = Limits(wtime=60_000, btime=1_000)
+    white, black = budget(limits, white=True), budget(limits, white=False)
+    assert white.soft > black.soft and white.hard > black.hard
+    assert black.hard < (1_000 - 30) / 1000
+
+
+def _random_clock(rng):
+    kind = rng.random()
+    if kind < 0.25:
+        remaining = rng.randint(-50, 60)                # nearly flagged, even negative
+    elif kind < 0.5:
+        remaining = rng.choice([10, 20, 31, 50, 100, 200, 500])
+    else:
+        remaining = int(10 ** rng.uniform(2, 7.5))
+    increment = rng.choice([None, 0, rng.randint(1, 100), rng.randint(100, 30_000)])
+    movestogo = rng.choice([None, None, 1, 1, 2, rng.randint(3, 60)])
+    return remaining, increment, movestogo
+
+
+def test_hard_limit_stays_inside_the_clock():
+    rng = random.Random(SEED)
+    failures = []
+    for _ in range(5000):
+        remaining, increment, movestogo = _random_clock(rng)
+        white = rng.random() < 0.5
+        overhead = rng.choice([0, 10, 30, 100])
+        played = rng.randint(0, 250)
+        mean, sigma = rng.uniform(1, 400), rng.uniform(0.01, 3.0)
+        clock = {"wtime": remaining, "btime": rng.randint(0, 100_000)} if white else \
+                {"btime": remaining, "wtime": rng.randint(0, 100_000)}
+        inc = {"winc": increment, "binc": increment}
+        limits = Limits(movestogo=movestogo, **clock, **inc)
+        result = allocate(limits, white, played, mean, sigma, overhead)
+        usable = remaining - overhead
+        case = (remaining, increment, movestogo, white, overhead, played, mean, sigma, result)
+        if result.soft is None or result.hard is None:
+            failures.append(("unlimited", case))
+            continue
+        if not 0 < result.soft <= result.hard:
+            failures.append(("order", case))
+        # Below a few milliseconds nothing can be done; the floor is 2 ms.
+        allowed = max(usable * (0.9 if movestogo == 1 else 0.6), 2) / 1000
+        if result.hard > allowed + 1e-12:
+            failures.append(("hard", case))
+        if usable >= 5 and not result.hard * 1000 < usable:
+            failures.append(("clock", case))
+    assert not failures, f"{len(failures)} failures, e.g. {failures[:5]}"
+
+
+@pytest.mark.parametrize("remaining", [10, 30, 100, 1000])
+def test_tiny_clocks_get_tiny_budgets(remaining):
+    for movestogo in (None, 1, 5):
+        result = budget(Limits(wtime=remaining, btime=remaining, movestogo=movestogo), overhead=30)
+        assert 0 < result.soft <= result.hard
+        assert result.hard * 1000 <= max(remaining - 30, 2)
+
+
+@pytest.mark.parametrize("remaining", [5_000, 60_000, 600_000])
+def test_moves_to_go_before_the_control_gets_more_time(remaining):
+    limits = dict(wtime=remaining, btime=remaining)
+    free = budget(Limits(**limits), played=10)
+    control = budget(Limits(movestogo=5, **limits), played=10)
+    assert expected_moves_left(10, 40, 0.5) > 5
+    assert control.soft > free.soft
+    assert control.hard >= free.hard
+    last = budget(Limits(movestogo=1, **limits), played=10)
+    assert last.soft >= control.soft
+
+
+def test_increment_and_more_time_never_shrink_the_budget():
+    previous = None
+    for remaining in (1_000, 5_000, 20_000, 100_000, 1_000_000):
+        result = budget(Limits(wtime=remaining, btime=remaining))
+        if previous is not None:
+            assert result.soft >= previous.soft and result.hard >= previous.hard
+        previous = result
+        with_increment = budget(Limits(wtime=remaining, btime=remaining, winc=2000, binc=2000))
+        assert with_increment.soft >= result.soft and with_increment.hard >= result.hard
+
+
+def test_soft_limit_is_about_the_clock_over_the_moves_left():
+    # 60 s, 40-move mean, no moves played: about 60/40 s per move, well under the caps.
+    result = budget(Limits(wtime=60_000, btime=60_000), played=0, sigma=0.5)
+    assert result.soft == pytest.approx(60 / 40, rel=0.05)
+    assert result.soft < result.hard <= 0.6 * (60_000 - 30) / 1000
