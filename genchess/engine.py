@@ -165,6 +165,11 @@ class Engine:
                              daemon=True).start()
         try:
             result = self._search(limits, on_info)
+        except Exception:
+            # Whatever went wrong, the GUI is owed a move: any legal one.
+            legal = self.board.legal_moves()
+            result = SearchResult(legal[0] if legal else None, None, Score(cp=0), 0, 0, 0,
+                                  legal[:1])
         finally:
             done.set()
         if limits.infinite or limits.ponder:

@@ -86,8 +86,10 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
         divisor = min(divisor, limits.movestogo)
     target = remaining / divisor + increment
     # Never plan to spend more than a fraction of what is really left.
-    cap = usable * (0.9 if limits.movestogo == 1 else 0.5)
+    # With one move left in the period the whole rest is this move's, yet a loaded
+    # machine can stall a process for tens of milliseconds: keep a fifth in hand.
+    cap = usable * (0.7 if limits.movestogo == 1 else 0.5)
     soft = min(target, cap)
-    hard = min(target * 3, usable * 0.9 if limits.movestogo == 1 else usable * 0.6)
+    hard = min(target * 3, usable * 0.8 if limits.movestogo == 1 else usable * 0.6)
     hard = max(hard, soft)
     return TimeBudget(max(soft, 1) / 1000, max(hard, 2) / 1000)

@@ -22,20 +22,34 @@ class UciError(ValueError):
     """A command that cannot be carried out; reported as `info string`."""
 
 
-def parse_go(tokens: list[str]) -> Limits:
+# Clamps keep absurd numbers (a fuzzer's, a broken GUI's) inside what the search
+# can hold; the result is still a search that ends in one bestmove.
+GO_LIMITS = {"depth": (1, 126), "mate": (1, 60), "nodes": (1, 2**62), "movestogo": (1, 10_000),
+             "movetime": (0, 10**9), "wtime": (0, 10**9), "btime": (0, 10**9),
+             "winc": (0, 10**8), "binc": (0, 10**8)}
+
+
+def parse_go(tokens: list[str], problems: list[str]) -> Limits:
+    """Limits from `go` tokens; what cannot be used is skipped and described in
+    `problems` (Stockfish ignores unknown words too): every go gets a bestmove."""
     limits = Limits()
     i = 0
     while i < len(tokens):
         word = tokens[i]
         if word in GO_INT_PARAMS:
             if i + 1 >= len(tokens):
-                raise UciError(f"go {word} needs a number")
+                problems.append(f"go {word} needs a number")
+                break
             try:
                 value = int(tokens[i + 1])
             except ValueError:
-                raise UciError(f"go {word}: {tokens[i + 1]!r} is not a whole number") from None
-            if word in ("depth", "nodes", "mate", "movestogo") and value < 1:
-                raise UciError(f"go {word} must be at least 1, not {value}")
+                problems.append(f"go {word}: {tokens[i + 1][:40]!r} is not a whole number")
+                i += 2
+                continue
+            lo, hi = GO_LIMITS[word]
+            if not lo <= value <= hi:
+                problems.append(f"go {word} {value}: using {min(max(value, lo), hi)}")
+                value = min(max(value, lo), hi)
             setattr(limits, word, value)
             i += 2
         elif word == "infinite":
@@ -50,7 +64,8 @@ def parse_go(tokens: list[str]) -> Limits:
                 limits.searchmoves.append(tokens[i])
                 i += 1
         else:
-            raise UciError(f"go: unknown parameter {word!r}")
+            problems.append(f"go: unknown parameter {word[:40]!r} ignored")
+            i += 1
     return limits
 
 
@@ -116,7 +131,7 @@ class UciProtocol:
     # ------------------------------------------------------------- commands
 
     def cmd_uci(self, args):
-        self.send(f"id name GenChess {__version__}")
+        self.send(f"id name {getattr(self.engine, 'display_name', f'GenChess {__version__}')}")
         self.send("id author the GenChess developers")
         for name, spin in SPINS.items():
             self.send(f"option name {name} type spin default {spin.default} min {spin.lo} max {spin.hi}")
@@ -199,11 +214,15 @@ class UciProtocol:
     def cmd_go(self, args):
         if self.engine.is_searching():
             raise UciError("go ignored: already searching")
-        limits = parse_go(args)
+        problems: list[str] = []
+        limits = parse_go(args, problems)
         legal = set(self.engine.board.legal_moves())
         bad = [m for m in limits.searchmoves if m not in legal]
         if bad:
-            raise UciError(f"go searchmoves: not legal here: {' '.join(bad)}")
+            problems.append(f"go searchmoves: not legal here, ignored: {' '.join(bad)[:200]}")
+            limits.searchmoves = [m for m in limits.searchmoves if m in legal]
+        for problem in problems:
+            self.info_string(problem)
         self.limits = limits
         self.engine.go(limits, on_info=self.on_info, on_bestmove=self.on_bestmove)
 

@@ -29,15 +29,23 @@ class XboardError(ValueError):
     """A malformed or unusable command; reported as `Error (reason): command`."""
 
 
+def finite_number(text: str, lo: float, hi: float) -> float:
+    """A number from lo to hi (clamped), or XboardError for nan, inf and non-numbers."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise XboardError(f"bad number {text[:40]!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise XboardError(f"bad number {text[:40]!r}")
+    return min(max(value, lo), hi)
+
+
 def parse_base_minutes(text: str) -> float:
     """`level` BASE: minutes, or MIN:SEC."""
-    try:
-        if ":" in text:
-            minutes, seconds = text.split(":", 1)
-            return int(minutes) + int(seconds) / 60
-        return float(text)
-    except ValueError:
-        raise XboardError(f"bad time {text!r}") from None
+    if ":" in text:
+        minutes, _, seconds = text.partition(":")
+        return finite_number(minutes, 0, 10**5) + finite_number(seconds, 0, 59) / 60
+    return finite_number(text, 0, 10**5)
 
 
 def format_thinking(info: Info) -> str | None:
@@ -120,10 +128,7 @@ class XboardProtocol:
 
     @staticmethod
     def _centiseconds(text: str) -> int:
-        try:
-            return int(float(text))
-        except ValueError:
-            raise XboardError(f"bad time {text!r}") from None
+        return int(finite_number(text, 0, 10**8))
 
     # ------------------------------------------------------------- searching
 
@@ -144,8 +149,9 @@ class XboardProtocol:
         if not self.engine.board.legal_moves():
             self.game_over = True
             return
+        limits = self.search_limits()
         self.thinking = True
-        self.engine.go(self.search_limits(), on_info=self.on_info, on_bestmove=self.on_bestmove)
+        self.engine.go(limits, on_info=self.on_info, on_bestmove=self.on_bestmove)
 
     def search_limits(self) -> Limits:
         limits = Limits(depth=self.depth_limit)
@@ -205,7 +211,8 @@ class XboardProtocol:
         features = [
             "ping=1", "setboard=1", "usermove=1", "playother=1", "time=1", "draw=0", "sigint=0",
             "sigterm=0", "reuse=1", "analyze=1", "colors=0", "name=1", "memory=1", "san=0",
-            "pause=0", "nps=0", "debug=1", f'myname="GenChess {__version__}"',
+            "pause=0", "nps=0", "debug=1",
+            f'myname="{getattr(self.engine, "display_name", f"GenChess {__version__}")}"',
             'option="Genome -file <default>"', 'option="Genome ID -string <none>"',
             'option="Search -combo *iterative /// budget"',
             'option="Hash -spin 16 1 4096"', 'option="Move Overhead -spin 30 0 5000"',
@@ -300,23 +307,19 @@ class XboardProtocol:
     def cmd_level(self, args):
         if len(args) != 3:
             raise XboardError("level takes MPS BASE INC")
-        try:
-            mps = int(args[0])
-            increment = float(args[2])
-        except ValueError:
-            raise XboardError("level takes whole moves, minutes (or MIN:SEC) and seconds") from None
-        if mps < 0 or increment < 0:
+        if any(arg.lstrip().startswith("-") for arg in args):
             raise XboardError("level values must not be negative")
+        mps = int(finite_number(args[0], 0, 10_000))
+        increment = finite_number(args[2], 0, 10**5)
         self.moves_per_control = mps
         self.base_ms = int(parse_base_minutes(args[1]) * 60_000)
         self.increment_ms = int(increment * 1000)
         self.seconds_per_move = None
 
     def cmd_st(self, args):
-        try:
-            seconds = float(args[0])
-        except (ValueError, IndexError):
-            raise XboardError("st takes a number of seconds") from None
+        if not args:
+            raise XboardError("st takes a number of seconds")
+        seconds = finite_number(args[0], 0, 10**6)
         if seconds <= 0:
             raise XboardError("st must be positive")
         self.seconds_per_move = seconds
@@ -328,7 +331,7 @@ class XboardProtocol:
             raise XboardError("sd takes a whole number") from None
         if depth < 1:
             raise XboardError("sd must be at least 1")
-        self.depth_limit = depth
+        self.depth_limit = min(depth, 126)
 
     def cmd_time(self, args):
         if not args:

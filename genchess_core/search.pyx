@@ -436,6 +436,29 @@ cdef int search_root(SearchState* s, int depth, int first, double budget) noexce
     return best
 
 
+cdef void order_root_by_eval(SearchState* s) noexcept nogil:
+    """Sort the root moves by the static evaluation after each, so that even a search
+    stopped before its first iteration ends plays a sensible move, not the first
+    one generated. Costs one evaluation per root move."""
+    cdef Undo u
+    cdef int i, j, t
+    cdef Move m
+    for i in range(s.n_root):
+        make_move(&s.pos, s.root_moves[i], &u)
+        s.root_scores[i] = -evaluate(&s.pos, &s.params)
+        unmake_move(&s.pos, s.root_moves[i], &u)
+    for i in range(1, s.n_root):
+        m = s.root_moves[i]
+        t = s.root_scores[i]
+        j = i - 1
+        while j >= 0 and s.root_scores[j] < t:
+            s.root_moves[j + 1] = s.root_moves[j]
+            s.root_scores[j + 1] = s.root_scores[j]
+            j -= 1
+        s.root_moves[j + 1] = m
+        s.root_scores[j + 1] = t
+
+
 # ------------------------------------------------------------ Python driver
 
 FEATURE_NAMES = {
@@ -567,6 +590,8 @@ cdef class Searcher:
             if n == 0:
                 result["lines"] = [(-MATE_SCORE if in_check(&s.pos) else DRAW_SCORE, [])]
             return result
+        with nogil:
+            order_root_by_eval(s)
         lines_wanted = min(max(multipv, 1), s.n_root)
         # Budget mode repeats its pass with a doubled budget (the TT and the sorted
         # root moves make each pass better ordered) until the move's budget is
@@ -588,6 +613,9 @@ cdef class Searcher:
                     break
             if not lines:
                 break                     # stopped before anything was learned this iteration
+            # Each MultiPV line is its own search; reductions can leave a later line
+            # scoring above an earlier one, so report them best first.
+            lines.sort(key=lambda line: -line[0])
             if s.stop and result["lines"] and len(lines) < len(result["lines"]):
                 lines = lines + result["lines"][len(lines):]
             elapsed = monotonic_seconds() - start
