@@ -42,8 +42,12 @@ def main(argv=None) -> int:
     except (ConfigError, GenomeError) as e:
         print(f"genchess-train: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # Output piped into `head` and the reader went away: stop quietly.
+        sys.stderr.close()
+        return 1
     except OSError as e:
-        print(f"genchess-train: {e.filename}: {e.strerror}", file=sys.stderr)
+        print(f"genchess-train: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 2
 
 

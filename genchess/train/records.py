@@ -45,13 +45,16 @@ def split_complete(path: Path, text: str, is_end) -> tuple[str, TornTail | None]
     lines = text.splitlines(keepends=True)
     end = 0
     offset = 0
+    good_bytes = 0
     for i, line in enumerate(lines):
         offset += len(line.encode("utf-8"))
         if is_end(line.rstrip("\r\n")) and line.endswith("\n"):
             end = i + 1
             good_bytes = offset
-    if end == 0:
-        good_bytes = 0
+        elif end == i and not line.strip() and line.endswith("\n"):
+            # Blank lines after a record belong to it (PGN needs the one between games).
+            end = i + 1
+            good_bytes = offset
     rest = "".join(lines[end:])
     if not rest.strip():
         return text, None
@@ -75,6 +78,7 @@ class PoolFileState:
     genomes: dict[int, Genome]
     alive_history: list[dict[int, tuple[int, ...]]]     # pool -> ids, one dict per complete round
     torn: TornTail | None = None
+    pools_seen: int = 0                                 # 1 + the highest pool index in the file
 
 
 def read_pool_file(path: Path, pool_count: int) -> PoolFileState:
@@ -89,16 +93,18 @@ def read_pool_file(path: Path, pool_count: int) -> PoolFileState:
     genomes = {g.id: g for g in parsed.genomes}
     history: list[dict[int, tuple[int, ...]]] = []
     current: dict[int, tuple[int, ...]] = {}
+    pools_seen = 0
     for record in parsed.records:
         if isinstance(record, Genome):
             continue
+        pools_seen = max(pools_seen, record.pool + 1)
         if record.pool == 0:
             current = {}
         current[record.pool] = record.ids
         if len(current) == pool_count and sorted(current) == list(range(pool_count)):
             history.append(current)
             current = {}
-    return PoolFileState(genomes, history, torn)
+    return PoolFileState(genomes, history, torn, pools_seen)
 
 
 @dataclass

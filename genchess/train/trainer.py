@@ -19,12 +19,12 @@ from collections import Counter, deque
 from datetime import date
 from pathlib import Path
 
-from genchess.genome import GenomeError
+from genchess.genome import GenomeError, parse_genome_text
 from genchess.genome.genome_file import StillAlive
 from genchess.train.config import ConfigError, TrainConfig
 from genchess.train.pool import Pools, game_time
-from genchess.train.records import (AppendFile, game_pgn, read_games_file, read_pool_file,
-                                    set_aside)
+from genchess.train.records import (AppendFile, game_pgn, is_pool_record_end, read_games_file,
+                                    read_pool_file, set_aside, split_complete)
 from genchess.train.worker import GameJob, GameResult, init_worker, play_job
 from genchess_core import Board, FenError
 
@@ -85,6 +85,8 @@ class Trainer:
     def load_or_create(self) -> None:
         cfg = self.config
         if cfg.pool_file.exists() and cfg.pool_file.stat().st_size > 0:
+            if self.never_started():
+                return self.load_or_create()
             self.resume()
             return
         rng = random.Random(f"{self.seed}:init")
@@ -98,6 +100,28 @@ class Trainer:
         self.out(f"New gene pool: {cfg.pool_count} pools of {cfg.population} random genomes "
                  f"in {cfg.pool_file} (seed {self.seed})")
 
+    def never_started(self) -> bool:
+        """A run killed while writing its first genomes, before any Still Alive line
+        or game: set the fragment aside (nothing is deleted) and start afresh."""
+        cfg = self.config
+        text = cfg.pool_file.read_text(encoding="utf-8", errors="replace")
+        if "Still Alive:" in text or (cfg.games_file.exists() and cfg.games_file.stat().st_size):
+            return False
+        try:
+            # Only genomes (the last perhaps torn) qualify; anything else is not ours
+            # to move: resume() then reports it and leaves it alone.
+            good, _ = split_complete(cfg.pool_file, text, is_pool_record_end)
+            parse_genome_text(good, str(cfg.pool_file))
+        except GenomeError:
+            return False
+        aside = Path(str(cfg.pool_file) + ".torn")
+        with open(aside, "a", encoding="utf-8") as f:
+            f.write(text)
+        cfg.pool_file.unlink()
+        self.out(f"warning: {cfg.pool_file} holds genomes but no round was ever started "
+                 f"(the run was stopped while creating them); moved them to {aside}, starting afresh")
+        return True
+
     def resume(self) -> None:
         cfg = self.config
         state = read_pool_file(cfg.pool_file, cfg.pool_count)
@@ -106,6 +130,9 @@ class Trainer:
             if torn is not None:
                 self.out(f"warning: {torn.describe()}")
                 set_aside(torn)
+        if state.pools_seen and state.pools_seen != cfg.pool_count:
+            raise ConfigError(f"{cfg.pool_file}: holds {state.pools_seen} pools but the "
+                              f"configuration says gene pool count = {cfg.pool_count}")
         if not state.alive_history:
             raise ConfigError(f"{cfg.pool_file}: no complete set of 'Still Alive' lines for "
                               f"{cfg.pool_count} pools: not a gene pool file of this configuration "
@@ -217,8 +244,10 @@ class Trainer:
 
     @staticmethod
     def kill(executor) -> None:
+        # The process list must be read first: shutdown() forgets it.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
-        for process in list(getattr(executor, "_processes", {}).values()):
+        for process in processes:
             process.kill()
 
     def jobs_for_round(self) -> list[GameJob]:

@@ -9,6 +9,7 @@ process keeps its two engines between games; only their genomes change.
 from __future__ import annotations
 
 import signal
+import threading
 from dataclasses import dataclass
 
 from genchess.engine import Engine
@@ -18,7 +19,9 @@ from genchess.match import EnginePlayer, GameRecord, TimeControl, play_game
 HASH_MB = 8
 MOVE_OVERHEAD_MS = 5      # in-process games lose no time to pipes or GUIs
 
-_engines: dict[str, tuple[Engine, Engine]] = {}
+# Per thread, not per process: an executor may run several games in one process's
+# threads (a thread pool, dask), and an engine plays one game at a time.
+_local = threading.local()
 
 
 @dataclass
@@ -50,10 +53,11 @@ def init_worker() -> None:
 
 
 def engines_for(mode: str) -> tuple[Engine, Engine]:
-    if mode not in _engines:
-        _engines[mode] = tuple(Engine(hash_mb=HASH_MB, search_mode=mode,
-                                      move_overhead_ms=MOVE_OVERHEAD_MS) for _ in range(2))
-    return _engines[mode]
+    engines = _local.__dict__.setdefault("engines", {})
+    if mode not in engines:
+        engines[mode] = tuple(Engine(hash_mb=HASH_MB, search_mode=mode,
+                                     move_overhead_ms=MOVE_OVERHEAD_MS) for _ in range(2))
+    return engines[mode]
 
 
 def play_job(job: GameJob) -> GameResult:
@@ -64,7 +68,7 @@ def play_job(job: GameJob) -> GameResult:
     black = EnginePlayer(black_engine, f"GenChess {job.black_id}")
     spent = [0.0]
 
-    def on_move(board, move, used):
+    def on_move(board, move, used, clock):
         spent[0] += used
 
     record = play_game(white, black, job.start_fen, TimeControl(job.seconds), on_move=on_move)

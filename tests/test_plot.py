@@ -1,0 +1,221 @@
+"""genchess-plot: the six PNGs of a run, the genome-only plots of a run without games,
+one-line errors for unusable files, and promotion counting checked by python-chess."""
+
+from __future__ import annotations
+
+import struct
+from collections import Counter
+from pathlib import Path
+from random import Random
+
+import chess
+import chess.pgn
+import pytest
+
+from genchess.plot import promotion_counts
+from genchess.train.records import read_games_file
+from train_helpers import copy_run, plot_command, read_pgn_games, run, short_run
+
+ALL_PLOTS = ["piece_strengths", "gene_priorities", "results", "endings", "game_lengths", "promotions"]
+GENOME_PLOTS = ALL_PLOTS[:2]
+NAMES = {chess.QUEEN: "Q", chess.ROOK: "R", chess.BISHOP: "B", chess.KNIGHT: "N"}
+
+
+@pytest.fixture(scope="module")
+def short(tmp_path_factory):
+    run_dir, proc = short_run(tmp_path_factory)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return run_dir
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height of a PNG; fails unless the file is one (signature, IHDR, IEND)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path.name} is not a PNG"
+    assert data[12:16] == b"IHDR", path.name
+    assert data[-8:-4] == b"IEND", f"{path.name} is truncated"
+    return struct.unpack(">II", data[16:24])
+
+
+def check_pngs(directory: Path, names: list[str]) -> None:
+    assert sorted(p.name for p in directory.iterdir()) == sorted(f"{n}.png" for n in names)
+    for name in names:
+        path = directory / f"{name}.png"
+        width, height = png_size(path)
+        assert width >= 300 and height >= 200, (name, width, height)
+        assert path.stat().st_size > 5000, (name, path.stat().st_size)
+
+
+def oracle_promotions(games: list[chess.pgn.Game]) -> dict[str, Counter]:
+    counts = {"White": Counter(), "Black": Counter()}
+    for game in games:
+        board = game.board()
+        for move in game.mainline_moves():
+            if move.promotion:
+                counts["White" if board.turn == chess.WHITE else "Black"][NAMES[move.promotion]] += 1
+            board.push(move)
+    return counts
+
+
+def assert_one_line_error(proc, fragment: str) -> None:
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("genchess-plot: "), proc.stderr
+    assert fragment in lines[0], lines[0]
+
+
+# ------------------------------------------------------------------ plots of a run
+
+def test_six_plots_of_a_short_run(short, tmp_path):
+    pool = copy_run(short, tmp_path / "run")
+    before = pool.read_bytes(), Path(str(pool) + "_games.txt").read_bytes()
+    out = tmp_path / "plots"
+    proc = run(plot_command(str(pool), "--out", str(out)), cwd=tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "" or "Traceback" not in proc.stderr
+    check_pngs(out, ALL_PLOTS)
+    for name in ALL_PLOTS:
+        assert f"wrote {out / name}.png" in proc.stdout
+    counts = oracle_promotions(read_pgn_games(Path(str(pool) + "_games.txt")))
+    expected = ", ".join(f"{word} {counts['White'][p] + counts['Black'][p]}"
+                         for p, word in zip("QRBN", ("queen", "rook", "bishop", "knight")))
+    assert f"Promotions: {expected}" in proc.stdout
+    # A reader only: the run's files are untouched, nothing else appears beside them.
+    assert (pool.read_bytes(), Path(str(pool) + "_games.txt").read_bytes()) == before
+    assert sorted(p.name for p in pool.parent.iterdir()) == ["pool.txt", "pool.txt_games.txt"]
+
+
+def test_plots_skip_torn_tails_without_touching_the_files(short, tmp_path):
+    pool = copy_run(short, tmp_path / "run")
+    games_file = Path(str(pool) + "_games.txt")
+    with open(pool, "a") as f:
+        f.write("ID: 99999\nName: Piece Strength Gene\nB: 3")
+    with open(games_file, "a") as f:
+        f.write('[Event "GenChess gene pool"]\n[Result "1-0"]\n\n1. e4 e5 2. Q')
+    before = pool.read_bytes(), games_file.read_bytes()
+    out = tmp_path / "plots"
+    proc = run(plot_command(str(pool), "--out", str(out)), cwd=tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    check_pngs(out, ALL_PLOTS)
+    assert (pool.read_bytes(), games_file.read_bytes()) == before
+    assert sorted(p.name for p in pool.parent.iterdir()) == ["pool.txt", "pool.txt_games.txt"]
+
+
+@pytest.mark.parametrize("games", ["missing", "empty"])
+def test_pool_without_games_gives_only_the_genome_plots(short, tmp_path, games):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    pool = run_dir / "pool.txt"
+    pool.write_bytes((short / "pool.txt").read_bytes())
+    if games == "empty":
+        (run_dir / "pool.txt_games.txt").write_text("")
+    proc = run(plot_command(str(pool)), cwd=tmp_path, timeout=240)      # default --out
+    assert proc.returncode == 0, proc.stderr
+    assert "no games yet" in proc.stdout
+    check_pngs(run_dir / "pool.txt_plots", GENOME_PLOTS)
+
+
+def test_missing_pool_file(tmp_path):
+    proc = run(plot_command("nothing.txt", "--out", "plots"), cwd=tmp_path, timeout=120)
+    assert_one_line_error(proc, "nothing.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("content", [b"just some words\nno genomes here\n", b"\x89PNG\r\n\x1a\n\x00\xff\xfe",
+                                     b"ID: 1\nName: Piece Strength Gene\nP: lots\nEND\n", b""],
+                         ids=["text", "binary", "bad genome", "empty"])
+def test_garbage_pool_file(tmp_path, content):
+    (tmp_path / "pool.txt").write_bytes(content)
+    proc = run(plot_command("pool.txt", "--out", "plots"), cwd=tmp_path, timeout=120)
+    assert_one_line_error(proc, "pool.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.txt"]
+
+
+# ------------------------------------------------------------------ promotion counting
+
+HAND_MADE = """\
+[Event "white queens, black knights"]
+[SetUp "1"]
+[FEN "4k3/P7/8/8/8/8/1p6/4K3 w - - 0 1"]
+[Result "1/2-1/2"]
+
+1. a8=Q+ Ke7 2. Kd2 b1=N+ {a comment that mentions h8=Q} 3. Kc2 Nd2 1/2-1/2
+
+[Event "black to move first: a bishop, then a white rook"]
+[SetUp "1"]
+[FEN "4k3/6P1/8/8/8/8/p7/4K3 b - - 0 40"]
+[Result "1/2-1/2"]
+
+40... a1=B 41. g8=R+ Kd7 42. Rg7+ Kc6 1/2-1/2
+
+[Event "capture with promotion and check"]
+[SetUp "1"]
+[FEN "r3k3/1P6/8/8/8/8/8/4K3 w - - 0 1"]
+[Result "1-0"]
+
+1. bxa8=Q+ Kd7 1-0
+
+[Event "none at all"]
+[Result "0-1"]
+
+1. f3 e5 2. g4 Qh4# 0-1
+
+"""
+
+
+def test_promotion_counts_of_a_hand_made_pgn(tmp_path):
+    path = tmp_path / "hand.pgn"
+    path.write_text(HAND_MADE)
+    games, torn = read_games_file(path)
+    assert torn is None and len(games) == 4
+    counts = promotion_counts(games)
+    assert counts["White"] == Counter({"Q": 2, "R": 1})
+    assert counts["Black"] == Counter({"N": 1, "B": 1})
+    # The hand-made games are legal and python-chess counts the same.
+    pgn_games = read_pgn_games(path)
+    assert all(not g.errors for g in pgn_games) and len(pgn_games) == 4
+    assert oracle_promotions(pgn_games) == counts
+
+
+def random_game(start_fen: str, rng: Random, max_plies: int = 120) -> chess.pgn.Game:
+    board = chess.Board(start_fen)
+    game = chess.pgn.Game()
+    game.setup(board)
+    node = game
+    while not board.is_game_over() and board.ply() < max_plies:
+        move = rng.choice(list(board.legal_moves))
+        board.push(move)
+        node = node.add_variation(move)
+    game.headers["Result"] = board.result(claim_draw=True) if board.is_game_over() else "1/2-1/2"
+    return game
+
+
+def test_promotion_counts_match_python_chess_on_random_games(tmp_path):
+    rng = Random(2718)
+    starts = ["4k3/PPPP4/8/8/8/8/pppp4/4K3 w - - 0 1",
+              "4k3/PPPP4/8/8/8/8/pppp4/4K3 b - - 0 30",
+              "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1",
+              chess.STARTING_FEN]
+    games = [random_game(starts[n % len(starts)], rng) for n in range(80)]
+    exporter = lambda g: g.accept(chess.pgn.StringExporter(headers=True, variations=False,
+                                                           comments=False))
+    path = tmp_path / "random.pgn"
+    path.write_text("".join(exporter(g) + "\n\n" for g in games))
+    read, torn = read_games_file(path)
+    assert torn is None and len(read) == len(games)
+    counts = promotion_counts(read)
+    oracle = oracle_promotions(read_pgn_games(path))
+    assert counts == oracle
+    # The sample really exercises both colours and every piece.
+    for colour in ("White", "Black"):
+        assert set(oracle[colour]) == set("QRBN"), oracle
+
+
+def test_promotion_counts_on_movetext_only():
+    from genchess.train.records import GameHeaders
+    games = [GameHeaders({"Result": "1-0"}, "1. e4 e5 12. h8=N g1=Q 13. f8=R+ 1-0"),
+             GameHeaders({"Result": "*"}, "7... a1=R 8. b8=B *")]
+    counts = promotion_counts(games)
+    assert counts["White"] == Counter({"N": 1, "R": 1, "B": 1})
+    assert counts["Black"] == Counter({"Q": 1, "R": 1})

@@ -1,0 +1,388 @@
+"""Gene-pool configuration files: parsing, every error with its file:line, the CLI's
+handling of a bad configuration (exit 2, one line, no traceback, no files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from genchess.train import cli as train_cli
+from genchess.train.config import KEYS, ConfigError, parse_config, parse_duration
+from train_helpers import REPO_ROOT, config_text, run, train_command, write_config
+
+EXAMPLES = REPO_ROOT / "genchess" / "train" / "examples"
+# Line numbers in config_text(): one key a line, in this order.
+LINE = {name: n for n, name in enumerate(
+    ["maximum simultaneous games", "gene pool population", "gene pool count", "pool swap interval",
+     "minimum game time", "maximum game time", "game time increment", "oscillating time",
+     "gene pool file", "seed"], start=1)}
+
+
+def parse_text(tmp_path: Path, text: str, name: str = "run.cfg"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return parse_config(path), path
+
+
+def config_error(tmp_path: Path, text: str, name: str = "bad.cfg") -> tuple[str, Path]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        parse_config(path)
+    return str(info.value), path
+
+
+# ------------------------------------------------------------------ good files
+
+def test_every_value_is_read(tmp_path):
+    text = config_text(seed=42) + ("search = budget\ntime limit = 30 minutes\n"
+                                   "output volume = quiet\n")
+    cfg, path = parse_text(tmp_path, text)
+    assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (2, 4, 2, 4)
+    assert (cfg.min_time, cfg.max_time, cfg.time_increment) == (0.2, 0.4, 0.1)
+    assert cfg.oscillating is True
+    assert cfg.pool_file == Path("pool.txt")
+    assert cfg.games_file == Path("pool.txt_games.txt")
+    assert cfg.seed == 42
+    assert cfg.search == "budget"
+    assert cfg.time_limit == 1800
+    assert cfg.quiet is True
+    assert cfg.opening_file is None
+    assert cfg.path == str(path)
+
+
+def test_optional_keys_have_documented_defaults(tmp_path):
+    cfg, _ = parse_text(tmp_path, config_text(seed=None))
+    assert cfg.seed is None
+    assert cfg.opening_file is None
+    assert cfg.search == "iterative"
+    assert cfg.time_limit is None
+    assert cfg.quiet is False
+
+
+@pytest.mark.parametrize("max_games, population, workers", [(8, 16, 8), (8, 4, 2), (1, 16, 1), (3, 2, 1)])
+def test_workers_are_min_of_simultaneous_games_and_half_the_population(tmp_path, max_games, population,
+                                                                        workers):
+    cfg, _ = parse_text(tmp_path, config_text(maximum_simultaneous_games=max_games,
+                                              gene_pool_population=population))
+    assert cfg.workers == workers
+
+
+def test_comments_blank_lines_case_and_spacing(tmp_path):
+    text = ("# a comment line\n"
+            "\n"
+            "   \t\n"
+            "  MAXIMUM   Simultaneous\tGames=3   # trailing comment\n"
+            "Gene Pool Population = 6#no space before the comment\n"
+            "gene pool count =1\n"
+            "pool swap interval= 10\n"
+            "minimum game time = 1.5\n"
+            "maximum game time = 1e1\n"
+            "game time increment = 0\n"
+            "Oscillating Time = NO\n"
+            "gene pool file = my pool.txt   # spaces inside a value are kept\n"
+            "seed = +7\n"
+            "Search = Iterative\n"
+            "OUTPUT VOLUME = Verbose\n")
+    cfg, _ = parse_text(tmp_path, text)
+    assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (3, 6, 1, 10)
+    assert (cfg.min_time, cfg.max_time, cfg.time_increment) == (1.5, 10.0, 0.0)
+    assert cfg.oscillating is False
+    assert cfg.pool_file == Path("my pool.txt")
+    assert cfg.seed == 7
+    assert cfg.search == "iterative" and cfg.quiet is False
+
+
+def test_crlf_line_endings(tmp_path):
+    cfg, _ = parse_text(tmp_path, config_text().replace("\n", "\r\n"))
+    assert cfg.population == 4 and cfg.pool_file == Path("pool.txt")
+
+
+def test_value_may_contain_an_equals_sign(tmp_path):
+    cfg, _ = parse_text(tmp_path, config_text(gene_pool_file="a=b.txt"))
+    assert cfg.pool_file == Path("a=b.txt")
+
+
+def test_example_configs_parse_with_the_design_values():
+    cfg = parse_config(EXAMPLES / "example.cfg")
+    assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (8, 16, 3, 1000)
+    assert (cfg.min_time, cfg.max_time, cfg.time_increment, cfg.oscillating) == (30, 120, 0.01, True)
+    assert cfg.pool_file == Path("pool.txt")
+    quick = parse_config(EXAMPLES / "quick.cfg")
+    assert quick.time_limit == 120 and quick.seed == 1
+    assert quick.population % 2 == 0 and quick.min_time <= quick.max_time
+
+
+def test_every_example_config_parses():
+    examples = sorted(EXAMPLES.glob("*.cfg"))
+    assert len(examples) >= 2
+    for path in examples:
+        parse_config(path)
+
+
+def test_opening_file_found_relative_to_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / "book.epd").write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n")
+    cfg_dir = tmp_path / "configs"
+    cfg_dir.mkdir()
+    cfg = write_config(cfg_dir / "run.cfg", opening_file="book.epd")
+    monkeypatch.chdir(tmp_path)
+    assert parse_config(cfg).opening_file == Path("book.epd")
+
+
+# ------------------------------------------------------------------ durations
+
+@pytest.mark.parametrize("text, seconds", [
+    ("2 hours", 7200), ("30 minutes", 1800), ("90 seconds", 90), ("90", 90), ("1 hour", 3600),
+    ("1 minute", 60), ("1 second", 1), ("1.5 hours", 5400), ("2h", 7200), ("10 min", 600),
+    ("45s", 45), ("1 day", 86400), ("2 HOURS", 7200), ("  3 minutes  ", 180), (".5 minutes", 30),
+])
+def test_durations(text, seconds):
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "two hours", "2 fortnights", "2 hours 30 minutes", "-5 minutes",
+                                  "0 seconds", "0", "hours", "1,5 hours", "5 m s", "nan", "inf"])
+def test_bad_durations(text):
+    with pytest.raises(ValueError):
+        parse_duration(text)
+
+
+def test_time_limit_in_a_file(tmp_path):
+    cfg, _ = parse_text(tmp_path, config_text() + "time limit = 2 hours\n")
+    assert cfg.time_limit == 7200
+    message, path = config_error(tmp_path, config_text() + "time limit = 2 fortnights\n")
+    assert message.startswith(f"{path}:11: time limit: ")
+    assert "2 fortnights" in message
+
+
+# ------------------------------------------------------------------ errors, each with file:line
+
+def test_unknown_key(tmp_path):
+    message, path = config_error(tmp_path, config_text() + "gene pool colour = blue\n")
+    assert message.startswith(f"{path}:11: unknown key 'gene pool colour'")
+    assert "--help" in message
+
+
+def test_misspelled_key_reported_at_its_line(tmp_path):
+    text = config_text().replace("pool swap interval", "pool swap intervall")
+    message, path = config_error(tmp_path, text)
+    assert message.startswith(f"{path}:{LINE['pool swap interval']}: unknown key 'pool swap intervall'")
+
+
+def test_line_without_equals(tmp_path):
+    message, path = config_error(tmp_path, "# header\n" + config_text() + "seed 5\n")
+    assert message.startswith(f"{path}:12: expected 'key = value'")
+
+
+def test_duplicate_key_names_both_lines(tmp_path):
+    message, path = config_error(tmp_path, config_text() + "\nGene  Pool Population = 6\n")
+    assert message.startswith(f"{path}:12: duplicated key 'gene pool population'")
+    assert f"first at line {LINE['gene pool population']}" in message
+
+
+def test_one_missing_key(tmp_path):
+    message, path = config_error(tmp_path, config_text(oscillating_time=None))
+    assert message == f"{path}: missing key: oscillating time"
+
+
+def test_several_missing_keys_are_all_named(tmp_path):
+    message, path = config_error(tmp_path, config_text(gene_pool_file=None, minimum_game_time=None,
+                                                       pool_swap_interval=None))
+    assert message.startswith(f"{path}: missing keys: ")
+    for key in ("gene pool file", "minimum game time", "pool swap interval"):
+        assert key in message
+    assert "seed" not in message           # optional keys are never missing
+
+
+def test_empty_file_lists_every_required_key(tmp_path):
+    message, path = config_error(tmp_path, "# nothing but a comment\n\n")
+    for key in KEYS:
+        assert (key.name in message) == key.required, key.name
+
+
+BAD_VALUES = [
+    # key, value, fragment of the problem
+    ("maximum simultaneous games", "two", "expected a whole number, not 'two'"),
+    ("maximum simultaneous games", "0", "must be at least 1"),
+    ("gene pool population", "4.0", "expected a whole number"),
+    ("gene pool population", "0", "must be at least 2"),
+    ("gene pool population", "", "expected a whole number, not ''"),
+    ("gene pool count", "-1", "must be at least 1"),
+    ("pool swap interval", "1e3", "expected a whole number"),
+    ("pool swap interval", "0", "must be at least 1"),
+    ("seed", "abc", "expected a whole number"),
+    ("minimum game time", "fast", "expected a number, not 'fast'"),
+    ("minimum game time", "0", "must be at least 0.01"),
+    ("minimum game time", "nan", "expected a finite number"),
+    ("maximum game time", "inf", "expected a finite number"),
+    ("maximum game time", "-1", "must be at least 0.01"),
+    ("game time increment", "-0.5", "must be at least 0"),
+    ("game time increment", "", "expected a number"),
+    ("oscillating time", "maybe", "expected yes or no, not 'maybe'"),
+    ("oscillating time", "true", "expected yes or no"),
+    ("oscillating time", "1", "expected yes or no"),
+    ("gene pool file", "", "expected a file name"),
+]
+
+
+@pytest.mark.parametrize("key, value, fragment", BAD_VALUES, ids=[f"{k}={v!r}" for k, v, _ in BAD_VALUES])
+def test_bad_value_reported_with_file_line_and_key(tmp_path, key, value, fragment):
+    message, path = config_error(tmp_path, config_text(**{key.replace(" ", "_"): value}))
+    assert message.startswith(f"{path}:{LINE[key]}: {key}: "), message
+    assert fragment in message
+
+
+@pytest.mark.parametrize("key, value, fragment", [
+    ("search", "random", "expected iterative or budget, not 'random'"),
+    ("search", "", "expected iterative or budget"),
+    ("output volume", "loud", "expected verbose or quiet, not 'loud'"),
+    ("time limit", "soon", "expected a duration"),
+    ("time limit", "0 minutes", "positive"),
+    ("opening file", "", "expected a file name"),
+])
+def test_bad_optional_value_reported_with_file_line_and_key(tmp_path, key, value, fragment):
+    message, path = config_error(tmp_path, config_text() + f"{key} = {value}\n")
+    assert message.startswith(f"{path}:11: {key}: "), message
+    assert fragment in message
+
+
+def test_odd_population(tmp_path):
+    message, path = config_error(tmp_path, config_text(gene_pool_population=5))
+    assert message.startswith(f"{path}:{LINE['gene pool population']}: gene pool population must be even")
+
+
+def test_minimum_above_maximum_game_time(tmp_path):
+    message, path = config_error(tmp_path, config_text(minimum_game_time=3, maximum_game_time=2))
+    assert message.startswith(f"{path}:{LINE['minimum game time']}: minimum game time is above the "
+                              f"maximum game time (line {LINE['maximum game time']})")
+
+
+def test_equal_minimum_and_maximum_game_time_is_fine(tmp_path):
+    cfg, _ = parse_text(tmp_path, config_text(minimum_game_time=1, maximum_game_time=1))
+    assert cfg.min_time == cfg.max_time == 1
+
+
+def test_missing_opening_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    message, path = config_error(tmp_path, config_text() + "opening file = no-such-book.epd\n")
+    assert message.startswith(f"{path}:11: opening file 'no-such-book.epd' not found")
+
+
+def test_first_error_in_file_order_is_reported(tmp_path):
+    text = config_text(gene_pool_count="x") + "bogus = 1\n"
+    message, path = config_error(tmp_path, text)
+    assert message.startswith(f"{path}:{LINE['gene pool count']}: gene pool count: ")
+
+
+def test_unreadable_config_files(tmp_path):
+    with pytest.raises(ConfigError, match=r"no-such\.cfg: no such file"):
+        parse_config(tmp_path / "no-such.cfg")
+    binary = tmp_path / "binary.cfg"
+    binary.write_bytes(b"\xff\xfe\x00garbage\x81")
+    with pytest.raises(ConfigError, match=r"binary\.cfg: not a UTF-8 text file"):
+        parse_config(binary)
+    with pytest.raises(ConfigError, match="cannot read"):
+        parse_config(tmp_path)                      # a directory
+
+
+# ------------------------------------------------------------------ the command line
+
+def test_help_lists_every_key(tmp_path):
+    proc = run(train_command("--help"), cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    help_text = " ".join(proc.stdout.split())
+    for key in KEYS:
+        assert key.name in help_text, key.name
+        assert " ".join(key.help.split()) in help_text, key.name
+    assert "Ctrl-Z" in help_text and "Ctrl-C" in help_text
+    assert list(tmp_path.iterdir()) == []
+
+
+BAD_CONFIGS = {
+    "unknown key": (config_text() + "colour = blue\n", ":11: unknown key"),
+    "missing key": (config_text(gene_pool_file=None), "missing key: gene pool file"),
+    "duplicate key": (config_text() + "seed = 3\n", ":11: duplicated key 'seed'"),
+    "bad int": (config_text(gene_pool_count="two"), ":3: gene pool count: expected a whole number"),
+    "bad float": (config_text(maximum_game_time="x"), ":6: maximum game time: expected a number"),
+    "bad bool": (config_text(oscillating_time="sometimes"), ":8: oscillating time: expected yes or no"),
+    "bad search": (config_text() + "search = deep\n", ":11: search: expected iterative or budget"),
+    "bad volume": (config_text() + "output volume = 11\n", ":11: output volume: expected verbose or quiet"),
+    "bad duration": (config_text() + "time limit = 2 eons\n", ":11: time limit: expected a duration"),
+    "odd population": (config_text(gene_pool_population=7), ":2: gene pool population must be even"),
+    "min above max": (config_text(minimum_game_time=9), ":5: minimum game time is above"),
+    "missing opening file": (config_text() + "opening file = nope.epd\n", ":11: opening file 'nope.epd'"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_CONFIGS))
+def test_bad_config_exits_2_with_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys, name):
+    text, fragment = BAD_CONFIGS[name]
+    cfg = tmp_path / "bad.cfg"
+    cfg.write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert train_cli.main([str(cfg)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"genchess-train: {cfg}")
+    assert fragment in lines[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.cfg"]
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("this is not a FEN\n", "book.epd:1:"),
+    ("# only a comment\n\n", "no positions in opening file"),
+])
+def test_bad_opening_file_contents_exit_2_before_any_file_is_written(tmp_path, monkeypatch, capsys,
+                                                                   text, fragment):
+    (tmp_path / "book.epd").write_text(text)
+    cfg = tmp_path / "run.cfg"
+    cfg.write_text(config_text() + "opening file = book.epd\n")
+    monkeypatch.chdir(tmp_path)
+    assert train_cli.main([str(cfg)]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.splitlines()) == 1 and fragment in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.epd", "run.cfg"]
+
+
+def test_pool_file_in_a_missing_directory_exits_2(tmp_path, monkeypatch, capsys):
+    cfg = write_config(tmp_path / "run.cfg", gene_pool_file="no/such/dir/pool.txt")
+    monkeypatch.chdir(tmp_path)
+    assert train_cli.main([str(cfg)]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.splitlines()) == 1 and "no/such/dir/pool.txt" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.cfg"]
+
+
+def test_existing_garbage_pool_file_exits_2_and_is_left_alone(tmp_path, monkeypatch, capsys):
+    cfg = write_config(tmp_path / "run.cfg")
+    pool = tmp_path / "pool.txt"
+    pool.write_text("shopping list\neggs\nmilk\n")
+    monkeypatch.chdir(tmp_path)
+    assert train_cli.main([str(cfg)]) == 2
+    out, err = capsys.readouterr()
+    assert len(err.splitlines()) == 1 and "pool.txt" in err, err
+    assert pool.read_text() == "shopping list\neggs\nmilk\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.txt", "run.cfg"]
+
+
+@pytest.mark.parametrize("name", ["unknown key", "odd population", "missing opening file"])
+def test_bad_config_as_a_process_exits_2_without_traceback(tmp_path, name):
+    text, fragment = BAD_CONFIGS[name]
+    cfg = tmp_path / "bad.cfg"
+    cfg.write_text(text, encoding="utf-8")
+    proc = run(train_command(str(cfg)), cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert fragment in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.cfg"]
+
+
+def test_missing_config_file_as_a_process(tmp_path):
+    proc = run(train_command("nowhere.cfg"), cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "genchess-train: nowhere.cfg: no such file"
+    assert list(tmp_path.iterdir()) == []
