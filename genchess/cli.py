@@ -100,6 +100,13 @@ def add_engine_options(parser, suppress=False):
                         help="append every protocol line in and out, with timestamps, to FILE")
 
 
+def add_player_option(parser, suppress=False):
+    """--player: who plays behind the protocol (default: the genome engine)."""
+    parser.add_argument("--player", metavar="PLAYER", default=argparse.SUPPRESS if suppress else None,
+                        help="random, turing, montecarlo or genetic[:FILE[:ID]] (default: genetic "
+                             "with --genome)")
+
+
 def cmd_protocol(args):
     """Speak UCI or CECP on stdin/stdout; with no protocol given, the first command decides."""
     from genchess.channel import Channel
@@ -113,6 +120,14 @@ def cmd_protocol(args):
         print(f"genchess: cannot open log file {args.log}: {e.strerror}", file=sys.stderr)
         return 2
     engine = Engine(genome, hash_mb=args.hash, search_mode=args.search)
+    if getattr(args, "player", None):
+        from genchess.players import PlayerSpecError
+        from genchess.players.adapter import engine_for_player
+        try:
+            engine = engine_for_player(args.player, engine)
+        except PlayerSpecError as e:
+            print(f"genchess: {e}", file=sys.stderr)
+            return 2
     settings = Settings(engine)
     if args.genome:
         settings.genome_path, settings.genome_id = args.genome, args.genome_id
@@ -149,6 +164,7 @@ def build_parser():
         description="GenChess: a chess engine whose evaluation is an evolved genome.")
     parser.add_argument("--version", action="version", version=f"GenChess {__version__}")
     add_engine_options(parser)
+    add_player_option(parser)
     parser.set_defaults(func=cmd_protocol)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -156,6 +172,7 @@ def build_parser():
         p = sub.add_parser(name, help=f"speak {what} on stdin/stdout (for GUIs and tournaments)",
                            description=f"Speak {what} on standard input and output.")
         add_engine_options(p, suppress=True)
+        add_player_option(p, suppress=True)
         p.set_defaults(func=cmd_protocol, protocol=name)
 
     p = sub.add_parser("perft", help="count the leaf nodes of the legal move tree",
@@ -172,7 +189,48 @@ def build_parser():
     p.add_argument("--depth", type=_positive, default=6, help="search depth (default 6)")
     add_engine_options(p, suppress=True)
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("play", help="play a game at the terminal (people and/or computers)",
+                       description="Play a game between two players, each one of human, random, "
+                                   "turing, montecarlo or genetic[:FILE[:ID]].")
+    p.add_argument("white", metavar="WHITE", help="the white player")
+    p.add_argument("black", metavar="BLACK", help="the black player")
+    p.add_argument("--time", type=_seconds, metavar="SECONDS", help="time per side (default: untimed)")
+    p.add_argument("--increment", type=_seconds, metavar="SECONDS", help="seconds added per move")
+    p.add_argument("--moves", type=_positive, metavar="N", help="moves per time control")
+    p.add_argument("--fen", help="start position (default: the standard start)")
+    p.add_argument("--pgn", metavar="FILE", help="append the game to this PGN file")
+    p.add_argument("--show-thinking", action="store_true",
+                   help="print each computer move's depth, score and principal variation")
+    p.add_argument("--seed", type=int, metavar="N", help="seed for the random choices")
+    p.add_argument("--unicode", action="store_true", help="draw the pieces with chess symbols")
+    p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("selftest", help="check the rules and the players (no pytest needed)",
+                       description="A quick built-in check of move generation, the rules and the "
+                                   "players; exits non-zero on any failure.")
+    p.set_defaults(func=_cmd_selftest)
     return parser
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds of at least 0, not {text}")
+    return value
+
+
+def _cmd_play(args):
+    from genchess.play import cmd_play
+    return cmd_play(args)
+
+
+def _cmd_selftest(args):
+    from genchess.selftest import run_selftest
+    return run_selftest()
 
 
 def main(argv=None):

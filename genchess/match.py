@@ -69,6 +69,19 @@ class Clock:
         return True
 
 
+class GameEnded(Exception):
+    """Raised by a player's choose_move to end the game on the spot: a person quits,
+    input ends, a draw offer is accepted."""
+
+    def __init__(self, result: str, termination: str, reason: str):
+        super().__init__(reason)
+        self.result, self.termination, self.reason = result, termination, reason
+
+
+class TimeExpired(Exception):
+    """Raised by a player whose flag fell while it was still choosing (a person typing)."""
+
+
 class Player(Protocol):
     name: str
 
@@ -150,9 +163,10 @@ class GameRecord:
 
 def play_game(white: Player, black: Player, start_fen: str | None = None,
               control: TimeControl | None = None,
-              on_move: Callable[[Board, str, float], None] | None = None,
+              on_move: Callable[[Board, str, float, Clock | None], None] | None = None,
               max_plies: int = 2000) -> GameRecord:
-    """Play one game to its end and return its record."""
+    """Play one game to its end and return its record. on_move(board, move, seconds
+    used, clock) follows every move."""
     board = Board(start_fen) if start_fen else Board()
     start = board.fen()
     clock = Clock(control) if control else None
@@ -175,11 +189,18 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
         side = 0 if board.turn == "w" else 1
         mover, loser = ("White", "Black") if side == 0 else ("Black", "White")
         t0 = time.perf_counter()
-        move = players[side].choose_move(board, clock)
+        flag_fell = False
+        try:
+            move = players[side].choose_move(board, clock)
+        except TimeExpired:
+            move, flag_fell = "", True
+        except GameEnded as ended:
+            return finish(ended.result, ended.termination, ended.reason)
         used = time.perf_counter() - t0
         if move is None:
             return finish("0-1" if side == 0 else "1-0", "resignation", f"{mover} resigns")
-        if clock is not None and not clock.punch(side, used):
+        if clock is not None and (not clock.punch(side, used) or flag_fell):
+            clock.remaining[side] = min(clock.remaining[side], 0.0)
             if not can_mate(board, white=side == 1):
                 return finish("1/2-1/2", "time forfeit",
                               f"Draw: {mover} ran out of time but {loser} cannot mate")
@@ -188,4 +209,4 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
         board.push_uci(move)          # a player's illegal move raises: a bug, never silent
         moves.append(move)
         if on_move is not None:
-            on_move(board, move, used)
+            on_move(board, move, used, clock)

@@ -1,0 +1,177 @@
+"""Any computer player behind the UCI and xboard protocols (`--player turing`).
+
+uci.py and xboard.py drive an Engine facade; PlayerEngine offers the same
+methods and attributes over a player, so random, Turing and Monte Carlo can enter
+a cutechess-cli tournament with no protocol code of their own. `go` thinks in a
+thread (the protocol thread stays free for `isready` and `stop`), turning the
+UCI limits into the seconds the player may use: movetime, or a share of the
+clock (players.move_budget), or until `stop` for infinite and ponder searches.
+`stop` makes the player return its best move so far at once. Options that only
+mean something to the genome engine (hash size, MultiPV, search mode) are
+accepted and ignored; loading a genome is refused with a clear message. The
+genetic player needs no adapter: it is the Engine itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from genchess.engine import Score, SearchResult
+from genchess.match import Clock, TimeControl
+from genchess.players import PlayerSpecError, make_player, move_budget, parse_spec
+from genchess.timeman import Limits
+from genchess_core import STARTING_FEN, Board
+
+UNTIMED_SECONDS = 1.0      # a `go depth N` or `go nodes N` means nothing to these players
+
+
+def engine_for_player(spec: str, engine, seed: int | None = None):
+    """The engine a protocol should drive for `--player SPEC`: `engine` itself (with
+    the genome loaded) for genetic players, else a PlayerEngine."""
+    kind, path, genome_id = parse_spec(spec)
+    if kind == "human":
+        raise PlayerSpecError("player 'human' cannot play through a protocol: "
+                              "use genchess play for games at the terminal")
+    if kind == "genetic":
+        if path is not None:
+            from genchess.players import load_player_genome
+            engine.set_genome(load_player_genome(path, genome_id))
+        return engine
+    return PlayerEngine(make_player(spec, seed), move_overhead_ms=engine.move_overhead_ms)
+
+
+class PlayerEngine:
+    def __init__(self, player, move_overhead_ms: int = 30):
+        from genchess.genome import default_genome
+        self.player = player
+        # What GUIs and tournament tables show: which player stands behind GenChess.
+        from genchess import __version__
+        self.display_name = f"GenChess {__version__} ({player.name})"
+        self.board = Board()
+        self.multipv = 1
+        self.search_mode = "iterative"
+        self.move_overhead_ms = move_overhead_ms
+        self.genome = default_genome()
+        self.searcher = self                    # xboard asks searcher.progress()
+        self._thread: threading.Thread | None = None
+        self._stop_requested = threading.Event()
+        self._ponderhit = threading.Event()
+        self._delivered = threading.Event()
+        self._timer: threading.Timer | None = None
+        self._started = 0.0
+
+    # ---------------------------------------------------------------- setup
+
+    def set_genome(self, genome) -> None:
+        from genchess.genome import default_genome
+        from genchess.options import OptionError
+        if genome != default_genome():
+            raise OptionError(f"the {self.player.name} player has no genome; "
+                              f"use --player genetic to play a genome")
+        self.genome = genome
+
+    def set_hash(self, megabytes: int) -> None:
+        pass
+
+    def new_game(self) -> None:
+        self.player.new_game()
+
+    def set_position(self, fen: str | None = None, moves=()) -> None:
+        if self.is_searching():
+            raise RuntimeError("set_position while searching")
+        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
+        for move in moves:
+            board.push_uci(move)
+        self.wait()
+        self.board = board
+
+    # ---------------------------------------------------------------- thinking
+
+    def go(self, limits: Limits, on_info=None, on_bestmove=None) -> None:
+        self.wait()
+        self._stop_requested.clear()
+        self._ponderhit.clear()
+        self._delivered.clear()
+        self.player.clear_stop()
+        self._thread = threading.Thread(target=self._run, args=(limits, on_info, on_bestmove),
+                                        name="genchess-player", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop_requested.set()
+        self._cancel_timer()
+        self.player.stop()
+
+    def ponderhit(self, limits: Limits) -> None:
+        """The pondered move was played: from now on, think for a normal move's time."""
+        seconds = self.seconds_for(Limits(**{**limits.__dict__, "ponder": False}))
+        self._cancel_timer()
+        if seconds is not None:
+            self._timer = threading.Timer(seconds, self.player.stop)
+            self._timer.daemon = True
+            self._timer.start()
+        self._ponderhit.set()
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._cancel_timer()
+
+    def is_searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._delivered.is_set()
+
+    def progress(self):
+        return self.player.progress(), 0
+
+    def hashfull(self) -> int:
+        return 0
+
+    def seconds_for(self, limits: Limits) -> float | None:
+        """Seconds the player may think; None: until stopped (or its own end)."""
+        if limits.infinite or limits.ponder:
+            return None
+        overhead = self.move_overhead_ms / 1000
+        if limits.movetime is not None:
+            return max(limits.movetime / 1000 - overhead, 0.005)
+        if limits.is_timed():
+            white = self.board.turn == "w"
+            own = limits.wtime if white else limits.btime
+            if own is None:
+                return UNTIMED_SECONDS
+            increment = ((limits.winc if white else limits.binc) or 0) / 1000
+            clock = Clock(TimeControl(0.0, increment, limits.movestogo or 0))
+            clock.remaining = [max((limits.wtime or 0) / 1000 - overhead, 0.0),
+                               max((limits.btime or 0) / 1000 - overhead, 0.0)]
+            return move_budget(clock, white, UNTIMED_SECONDS)
+        return UNTIMED_SECONDS
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _run(self, limits: Limits, on_info, on_bestmove) -> None:
+        board = self.board.copy()
+        start = time.monotonic()
+        move, info = None, None
+        if board.legal_moves():
+            move, info = self.player.think(board, self.seconds_for(limits))
+        if info is not None and on_info is not None:
+            on_info(info)
+        if limits.infinite or limits.ponder:
+            # UCI: no bestmove before `stop` (or, when pondering, before ponderhit).
+            while not self._stop_requested.is_set() and \
+                    not (limits.ponder and self._ponderhit.is_set()):
+                self._stop_requested.wait(0.05)
+        self._delivered.set()
+        elapsed = int((time.monotonic() - start) * 1000)
+        result = SearchResult(
+            bestmove=move, ponder=None,
+            score=info.score if info is not None and info.score is not None else Score(cp=0),
+            depth=info.depth if info is not None else 1,
+            nodes=info.nodes if info is not None else 1, time_ms=elapsed,
+            pv=list(info.pv) if info is not None and info.pv else ([move] if move else []))
+        if on_bestmove is not None:
+            on_bestmove(result)
