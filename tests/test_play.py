@@ -15,6 +15,8 @@ import chess
 import chess.pgn
 import pytest
 
+from engine_helpers import genchess_command
+
 from genchess.match import Clock, GameRecord, TimeControl
 from genchess.play import draw_board, format_clock, pgn_text, player_seeds
 from genchess.players import move_budget
@@ -27,9 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def genchess(*args):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return [sys.executable, "-m", "genchess", *args], env
+    # The installed command when there is one (CI), else the checkout: never the
+    # uncompiled source tree in front of an installed package.
+    return genchess_command(*args)
 
 
 def play(*args, script="", timeout=120):

@@ -17,6 +17,8 @@ import chess
 import chess.engine
 import pytest
 
+from engine_helpers import genchess_command
+
 from genchess.engine import Engine
 from genchess.genome import default_genome, write_genome
 from genchess.match import Clock, TimeControl, play_game
@@ -412,9 +414,9 @@ def test_engine_for_player():
 
 
 def genchess(*args):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return [sys.executable, "-m", "genchess", *args], env
+    # The installed command when there is one (CI), else the checkout: never the
+    # uncompiled source tree in front of an installed package.
+    return genchess_command(*args)
 
 
 @pytest.mark.parametrize("protocol", ["uci", "xboard"])

@@ -28,11 +28,9 @@ def test_selftest_passes_in_process():
 
 
 def test_selftest_command_exit_status_and_time():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    command, env = genchess_command("selftest")
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "genchess", "selftest"], env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert time.monotonic() - start < 30
     assert proc.stdout.strip().splitlines()[-1].startswith("selftest: ")
