@@ -11,6 +11,7 @@ from pathlib import Path
 import chess
 
 from genchess import selftest
+from engine_helpers import genchess_command
 
 REPO = Path(__file__).resolve().parents[1]
 
