@@ -66,23 +66,91 @@ class SearchResult:
     pv: list[str]
 
 
-class Engine:
-    def __init__(self, genome: Genome | None = None, hash_mb: int = 16,
-                 search_mode: str = "iterative", move_overhead_ms: int = 30):
-        self.searcher = Searcher(hash_mb)
+class BackgroundSearch:
+    """What the protocols need of anything that thinks: a position, one search at a
+    time in a background thread, and exactly one best move per `go`, delivered even
+    if the thinking fails. Subclasses say how to think (`_think`), how to arm and
+    halt it (`_arm`, `stop`) and what a ponder hit means (`ponderhit`)."""
+
+    def __init__(self):
         self.board = Board()
-        self.search_mode = search_mode
-        self.move_overhead_ms = move_overhead_ms
-        self.multipv = 1
-        self.nps_estimate = DEFAULT_NPS
-        self.genome: Genome
-        self.set_genome(genome or default_genome())
         self._thread: threading.Thread | None = None
         self._stop_requested = threading.Event()
         self._ponderhit = threading.Event()
         # Set once the best move is handed over: from then on the engine is idle
         # even if its thread has not quite exited (a GUI may answer at once).
         self._delivered = threading.Event()
+
+    def set_position(self, fen: str | None = None, moves=()) -> None:
+        """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
+        if self.is_searching():
+            raise RuntimeError("set_position while searching")
+        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
+        for move in moves:
+            board.push_uci(move)
+        self.wait()
+        self.board = board
+
+    def go(self, limits: Limits, on_info: Callable[[Info], None] | None = None,
+           on_bestmove: Callable[[SearchResult], None] | None = None) -> None:
+        """Start thinking in the background; on_bestmove is called exactly once.
+
+        For `infinite` and `ponder` searches the best move waits for stop() (or
+        ponderhit() and the clock), as UCI requires."""
+        self.wait()
+        self._stop_requested.clear()
+        self._ponderhit.clear()
+        self._delivered.clear()
+        self._arm()
+        self._thread = threading.Thread(target=self._run, args=(limits, on_info, on_bestmove),
+                                        name="genchess-search", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop_requested.set()
+
+    def wait(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def is_searching(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._delivered.is_set()
+
+    def _arm(self) -> None:
+        """Make ready for a new search (clear the thinker's own stop flag)."""
+
+    def _think(self, limits: Limits, on_info) -> SearchResult:
+        raise NotImplementedError
+
+    def _run(self, limits, on_info, on_bestmove):
+        try:
+            result = self._think(limits, on_info)
+        except Exception:
+            # Whatever went wrong, the GUI is owed a move: any legal one.
+            legal = self.board.legal_moves()
+            result = SearchResult(legal[0] if legal else None, None, Score(cp=0), 0, 0, 0,
+                                  legal[:1])
+        if limits.infinite or limits.ponder:
+            # UCI: no bestmove before `stop` (or, when pondering, before ponderhit ends it).
+            while not self._stop_requested.is_set() and not (limits.ponder and self._ponderhit.is_set()):
+                self._stop_requested.wait(0.05)
+        self._delivered.set()
+        if on_bestmove is not None:
+            on_bestmove(result)
+
+
+class Engine(BackgroundSearch):
+    def __init__(self, genome: Genome | None = None, hash_mb: int = 16,
+                 search_mode: str = "iterative", move_overhead_ms: int = 30):
+        super().__init__()
+        self.searcher = Searcher(hash_mb)
+        self.search_mode = search_mode
+        self.move_overhead_ms = move_overhead_ms
+        self.multipv = 1
+        self.nps_estimate = DEFAULT_NPS
+        self.genome: Genome
+        self.set_genome(genome or default_genome())
 
     # ---------------------------------------------------------------- setup
 
@@ -99,35 +167,10 @@ class Engine:
         self.searcher.clear()
         self.nps_estimate = DEFAULT_NPS
 
-    def set_position(self, fen: str | None = None, moves=()) -> None:
-        """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
-        if self.is_searching():
-            raise RuntimeError("set_position while searching")
-        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
-        for move in moves:
-            board.push_uci(move)
-        self.wait()
-        self.board = board
-
     # ---------------------------------------------------------------- searching
 
-    def go(self, limits: Limits, on_info: Callable[[Info], None] | None = None,
-           on_bestmove: Callable[[SearchResult], None] | None = None) -> None:
-        """Start searching in the background; on_bestmove is called exactly once.
-
-        For `infinite` and `ponder` searches the best move waits for stop() (or
-        ponderhit() and the clock), as UCI requires."""
-        self.wait()
-        self._stop_requested.clear()
-        self._ponderhit.clear()
-        self._delivered.clear()
-        self.searcher.clear_stop()
-        self._thread = threading.Thread(target=self._run, args=(limits, on_info, on_bestmove),
-                                        name="genchess-search", daemon=True)
-        self._thread.start()
-
     def stop(self) -> None:
-        self._stop_requested.set()
+        super().stop()
         self.searcher.stop()
 
     def ponderhit(self, limits: Limits) -> None:
@@ -135,14 +178,6 @@ class Engine:
         budget = self._budget(Limits(**{**limits.__dict__, "ponder": False}))
         self.searcher.set_time_limits(budget.soft, budget.hard)
         self._ponderhit.set()
-
-    def wait(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def is_searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and not self._delivered.is_set()
 
     def search(self, limits: Limits, on_info: Callable[[Info], None] | None = None) -> SearchResult:
         """Search the current position synchronously (trainers, players, tests)."""
@@ -158,27 +193,18 @@ class Engine:
         return allocate(limits, self.board.turn == "w", moves_played, mean, spread,
                         self.move_overhead_ms)
 
-    def _run(self, limits, on_info, on_bestmove):
+    def _arm(self) -> None:
+        self.searcher.clear_stop()
+
+    def _think(self, limits, on_info) -> SearchResult:
         done = threading.Event()
         if on_info is not None:
             threading.Thread(target=self._progress_reports, args=(done, on_info),
                              daemon=True).start()
         try:
-            result = self._search(limits, on_info)
-        except Exception:
-            # Whatever went wrong, the GUI is owed a move: any legal one.
-            legal = self.board.legal_moves()
-            result = SearchResult(legal[0] if legal else None, None, Score(cp=0), 0, 0, 0,
-                                  legal[:1])
+            return self._search(limits, on_info)
         finally:
             done.set()
-        if limits.infinite or limits.ponder:
-            # UCI: no bestmove before `stop` (or, when pondering, before ponderhit ends it).
-            while not self._stop_requested.is_set() and not (limits.ponder and self._ponderhit.is_set()):
-                self._stop_requested.wait(0.05)
-        self._delivered.set()
-        if on_bestmove is not None:
-            on_bestmove(result)
 
     def _progress_reports(self, done: threading.Event, on_info):
         start = time.monotonic()

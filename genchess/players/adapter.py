@@ -17,14 +17,12 @@ from __future__ import annotations
 import threading
 import time
 
-from genchess.engine import Score, SearchResult
+from genchess.engine import BackgroundSearch, Score, SearchResult
 from genchess.match import Clock, TimeControl
 from genchess.players import PlayerSpecError, make_player, move_budget, parse_spec
 from genchess.timeman import Limits
-from genchess_core import STARTING_FEN, Board
 
 UNTIMED_SECONDS = 1.0      # a `go depth N` or `go nodes N` means nothing to these players
-
 
 def engine_for_player(spec: str, engine, seed: int | None = None):
     """The engine a protocol should drive for `--player SPEC`: `engine` itself (with
@@ -40,24 +38,19 @@ def engine_for_player(spec: str, engine, seed: int | None = None):
         return engine
     return PlayerEngine(make_player(spec, seed), move_overhead_ms=engine.move_overhead_ms)
 
-
-class PlayerEngine:
+class PlayerEngine(BackgroundSearch):
     def __init__(self, player, move_overhead_ms: int = 30):
         from genchess.genome import default_genome
+        super().__init__()
         self.player = player
         # What GUIs and tournament tables show: which player stands behind GenChess.
         from genchess import __version__
         self.display_name = f"GenChess {__version__} ({player.name})"
-        self.board = Board()
         self.multipv = 1
         self.search_mode = "iterative"
         self.move_overhead_ms = move_overhead_ms
         self.genome = default_genome()
         self.searcher = self                    # xboard asks searcher.progress()
-        self._thread: threading.Thread | None = None
-        self._stop_requested = threading.Event()
-        self._ponderhit = threading.Event()
-        self._delivered = threading.Event()
         self._timer: threading.Timer | None = None
         self._started = 0.0
 
@@ -77,29 +70,13 @@ class PlayerEngine:
     def new_game(self) -> None:
         self.player.new_game()
 
-    def set_position(self, fen: str | None = None, moves=()) -> None:
-        if self.is_searching():
-            raise RuntimeError("set_position while searching")
-        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
-        for move in moves:
-            board.push_uci(move)
-        self.wait()
-        self.board = board
-
     # ---------------------------------------------------------------- thinking
 
-    def go(self, limits: Limits, on_info=None, on_bestmove=None) -> None:
-        self.wait()
-        self._stop_requested.clear()
-        self._ponderhit.clear()
-        self._delivered.clear()
+    def _arm(self) -> None:
         self.player.clear_stop()
-        self._thread = threading.Thread(target=self._run, args=(limits, on_info, on_bestmove),
-                                        name="genchess-player", daemon=True)
-        self._thread.start()
 
     def stop(self) -> None:
-        self._stop_requested.set()
+        super().stop()
         self._cancel_timer()
         self.player.stop()
 
@@ -114,13 +91,8 @@ class PlayerEngine:
         self._ponderhit.set()
 
     def wait(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        super().wait()
         self._cancel_timer()
-
-    def is_searching(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and not self._delivered.is_set()
 
     def progress(self):
         return self.player.progress(), 0
@@ -152,7 +124,7 @@ class PlayerEngine:
             self._timer.cancel()
             self._timer = None
 
-    def _run(self, limits: Limits, on_info, on_bestmove) -> None:
+    def _think(self, limits: Limits, on_info) -> SearchResult:
         board = self.board.copy()
         start = time.monotonic()
         move, info = None, None
@@ -160,18 +132,10 @@ class PlayerEngine:
             move, info = self.player.think(board, self.seconds_for(limits))
         if info is not None and on_info is not None:
             on_info(info)
-        if limits.infinite or limits.ponder:
-            # UCI: no bestmove before `stop` (or, when pondering, before ponderhit).
-            while not self._stop_requested.is_set() and \
-                    not (limits.ponder and self._ponderhit.is_set()):
-                self._stop_requested.wait(0.05)
-        self._delivered.set()
         elapsed = int((time.monotonic() - start) * 1000)
-        result = SearchResult(
+        return SearchResult(
             bestmove=move, ponder=None,
             score=info.score if info is not None and info.score is not None else Score(cp=0),
             depth=info.depth if info is not None else 1,
             nodes=info.nodes if info is not None else 1, time_ms=elapsed,
             pv=list(info.pv) if info is not None and info.pv else ([move] if move else []))
-        if on_bestmove is not None:
-            on_bestmove(result)
