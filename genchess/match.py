@@ -17,7 +17,7 @@ from typing import Callable, Protocol
 
 from genchess.engine import Engine
 from genchess.timeman import Limits
-from genchess_core import STARTING_FEN, Board
+from genchess_core import Board
 
 
 

@@ -5,11 +5,8 @@ python-chess), and command-line errors."""
 from __future__ import annotations
 
 import io
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import chess
 import chess.pgn
@@ -25,7 +22,6 @@ from genchess.players.random_player import RandomPlayer
 from genchess.players.turing import TuringPlayer
 from genchess_core import Board
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def genchess(*args):

@@ -7,11 +7,9 @@ import math
 import os
 import random
 import subprocess
-import sys
 import threading
 import time
 import tracemalloc
-from pathlib import Path
 
 import chess
 import chess.engine
@@ -31,7 +29,6 @@ from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.playout import MonteCarlo
 
-REPO = Path(__file__).resolve().parents[1]
 
 MATES_IN_ONE = [
     ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", {"h5f7"}),

@@ -2,18 +2,14 @@
 fails, and runs in well under its 30-second promise."""
 
 import io
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import chess
 
 from genchess import selftest
 from engine_helpers import genchess_command
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_selftest_passes_in_process():

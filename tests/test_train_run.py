@@ -183,7 +183,7 @@ def test_kill_9_twice_then_resume(tmp_path):
         before = [game_key(g) for g in read_pgn_text(games_prefix)]
         assert before and before == keys[:len(before)]
         resumed = outputs[k + 1]
-        assert f"Resuming pool.txt: round " in resumed and f", {len(before)} games, " in resumed, resumed
+        assert "Resuming pool.txt: round " in resumed and f", {len(before)} games, " in resumed, resumed
         # The run goes on, and its rounds continue from the last round before the kill.
         assert len(keys) > len(before)
         assert int(keys[len(before)][0]) == int(before[-1][0]) + 1
