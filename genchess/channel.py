@@ -50,6 +50,13 @@ class Channel:
             self._log(">>", line)
         return line
 
+    def serve(self, handle, first_line: str | None = None) -> None:
+        """Feed every line (starting with `first_line`, if given) to handle(line)
+        until it returns False (`quit`) or input ends."""
+        line = first_line if first_line is not None else self.readline()
+        while line is not None and handle(line):
+            line = self.readline()
+
     def send(self, line: str) -> None:
         with self.lock:
             try:

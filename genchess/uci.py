@@ -98,13 +98,7 @@ class UciProtocol:
         self.send("info string " + " ".join(text.split()))
 
     def run(self, first_line: str | None = None) -> None:
-        line = first_line
-        if line is None:
-            line = self.channel.readline()
-        while line is not None:
-            if not self.handle(line):
-                break
-            line = self.channel.readline()
+        self.channel.serve(self.handle, first_line)
         self.engine.stop()
         self.engine.wait()
 

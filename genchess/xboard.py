@@ -85,13 +85,7 @@ class XboardProtocol:
 
     def run(self, first_line: str | None = None) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)   # xboard sends SIGINT; we declared sigint=0
-        line = first_line
-        if line is None:
-            line = self.channel.readline()
-        while line is not None:
-            if not self.handle(line):
-                break
-            line = self.channel.readline()
+        self.channel.serve(self.handle, first_line)
         self.halt()
 
     def handle(self, line: str) -> bool:
