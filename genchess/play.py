@@ -12,7 +12,6 @@ the result with its reason. --pgn appends the game to a PGN file.
 
 from __future__ import annotations
 
-import datetime
 import os
 import random
 import sys
@@ -20,11 +19,11 @@ import sys
 from genchess import __version__
 from genchess.match import Clock, GameRecord, TimeControl, play_game
 from genchess.players import PlayerSpecError, make_player, parse_spec
+from genchess.pgn import pgn_text
 from genchess.players.human import HumanIO, HumanPlayer, QuitGame, san, san_line
-from genchess_core import STARTING_FEN, Board, FenError
+from genchess_core import Board, FenError
 
 UNICODE_PIECES = dict(zip("KQRBNPkqrbnp", "♔♕♖♗♘♙♚♛♜♝♞♟"))
-PGN_TERMINATION = {"time forfeit": "time forfeit", "abandoned": "abandoned"}
 
 
 def format_clock(seconds: float) -> str:
@@ -85,50 +84,6 @@ def draw_board(board: Board, names: tuple[str, str], clock: Clock | None = None,
 
 def numbered(fullmove: int, white: bool, san_text: str) -> str:
     return f"{fullmove}. {san_text}" if white else f"{fullmove}... {san_text}"
-
-
-# ------------------------------------------------------------------ PGN
-
-def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess game",
-             seed: int | None = None) -> str:
-    """A PGN game with the Seven Tag Roster, TimeControl, Termination, FEN/SetUp for
-    a non-standard start, and the reason as a comment before the result."""
-    board = Board(record.start_fen)
-    sans = san_line(board, record.moves)
-    termination = PGN_TERMINATION.get(record.termination, "normal")
-    tags = [("Event", event), ("Site", "GenChess " + __version__),
-            ("Date", date or datetime.date.today().strftime("%Y.%m.%d")), ("Round", "-"),
-            ("White", record.white), ("Black", record.black), ("Result", record.result),
-            ("TimeControl", record.time_control), ("Termination", termination),
-            ("PlyCount", str(len(record.moves)))]
-    if record.start_fen != STARTING_FEN:
-        tags += [("SetUp", "1"), ("FEN", record.start_fen)]
-    if seed is not None:
-        tags.append(("Annotator", f"genchess play --seed {seed}"))
-    out = [f'[{name} "{value.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"]'
-           for name, value in tags]
-    tokens = []
-    number, white = board.fullmove_number, board.turn == "w"
-    for i, text in enumerate(sans):
-        if white:
-            tokens.append(f"{number}.")
-        elif i == 0:
-            tokens.append(f"{number}...")
-        tokens.append(text)
-        if not white:
-            number += 1
-        white = not white
-    reason = record.reason.replace("{", "(").replace("}", ")")
-    tokens += ["{" + reason + "}", record.result]
-    lines, line = [], ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > 79:
-            lines.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    lines.append(line)
-    return "\n".join(out) + "\n\n" + "\n".join(lines) + "\n\n"
 
 
 # ------------------------------------------------------------------ the command

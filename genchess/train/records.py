@@ -4,7 +4,7 @@ Both are append-only and every record is written with one write() and flushed,
 so a run killed at any instant (even kill -9) leaves complete records followed
 by at most one torn record. On resume the torn tail is detected, reported, moved
 aside to `<file>.torn` (nothing is thrown away) and cut off, so the files stay
-valid for the engine, the plotter and python-chess.
+valid for the engine, the plotter and any PGN reader.
 
 Order of writes for a finished game: the offspring's genome first, then the game.
 A game in the games file therefore always finds its offspring in the pool file;
@@ -17,11 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import chess
-import chess.pgn
-
 from genchess.genome import Genome, parse_genome_text
-from genchess.match import GameRecord
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -141,22 +137,6 @@ def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
                 games.append(GameHeaders(headers, " ".join(movetext)))
                 headers, movetext = {}, []
     return games, torn
-
-
-def game_pgn(record: GameRecord, headers: dict[str, str]) -> str:
-    """The game as PGN text (SAN moves via python-chess), ending in a blank line."""
-    board = chess.Board(record.start_fen)
-    game = chess.pgn.Game()
-    if record.start_fen != chess.STARTING_FEN:
-        game.setup(board)
-    node = game
-    for uci in record.moves:
-        node = node.add_variation(chess.Move.from_uci(uci))
-    for key, value in headers.items():
-        game.headers[key] = str(value)
-    game.headers["Result"] = record.result
-    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False)
-    return game.accept(exporter) + "\n\n"
 
 
 class AppendFile:

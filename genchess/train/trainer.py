@@ -16,24 +16,20 @@ import signal
 import sys
 import time
 from collections import Counter, deque
-from datetime import date
 from pathlib import Path
 
 from genchess.genome import GenomeError, parse_genome_text
 from genchess.genome.genome_file import StillAlive
 from genchess.train.config import ConfigError, TrainConfig
 from genchess.train.pool import Pools, game_time
-from genchess.train.records import (AppendFile, game_pgn, is_pool_record_end, read_games_file,
+from genchess.pgn import pgn_text
+from genchess.train.records import (AppendFile, is_pool_record_end, read_games_file,
                                     read_pool_file, set_aside, split_complete)
 from genchess.train.worker import GameJob, GameResult, init_worker, play_job
 from genchess_core import Board, FenError
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 WINNER_WORDS = {"1-0": "White", "0-1": "Black", "1/2-1/2": "Draw"}
-
-
-def player_name(genome_id: int) -> str:
-    return f"GenChess {genome_id}"
 
 
 def read_openings(path: Path) -> list[str]:
@@ -300,15 +296,14 @@ class Trainer:
         child, loser = self.pools.breed(job.pool, job.white_id, job.black_id, score, rng)
         # Offspring first, then the game: a recorded game always finds its offspring.
         self.pool_out.write(child.to_text())
-        headers = {
-            "Event": "GenChess gene pool", "Site": str(self.config.pool_file),
-            "Date": date.today().strftime("%Y.%m.%d"), "Round": str(job.round),
-            "White": player_name(job.white_id), "Black": player_name(job.black_id),
+        # Termination keeps our own words (the plots and resume read them).
+        tags = {
+            "Site": str(self.config.pool_file), "Round": str(job.round),
             "Pool": str(job.pool), "WhiteID": str(job.white_id), "BlackID": str(job.black_id),
-            "TimeControl": rec.time_control, "Termination": rec.termination, "Reason": rec.reason,
-            "PlyCount": str(len(rec.moves)), "Offspring": str(child.id), "Replaced": str(loser),
+            "Termination": rec.termination, "Reason": rec.reason,
+            "Offspring": str(child.id), "Replaced": str(loser),
         }
-        self.games_out.write(game_pgn(rec, headers))
+        self.games_out.write(pgn_text(rec, event="GenChess gene pool", tags=tags))
         self.pools.replace(job.pool, loser, child, from_draw=score == 0.5)
         self.counters[job.pool].add(rec.result)
         self.search_seconds += result.search_seconds
