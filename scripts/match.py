@@ -6,7 +6,7 @@
 Players are `genchess play` spellings. The second may name a range of genome IDs
 (`genetic:FILE:A-B`): the games then cycle through those opponents (e.g. all the
 initial random genomes of a gene pool). Colours alternate; each opening of the
-EPD file (default: ../shared/data/openings.epd if present, else the start
+EPD file (default: genchess/data/openings.epd if present, else the start
 position) is played once with each colour. Games run in-process on a real clock.
 """
 
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from genchess.match import TimeControl, play_game  # noqa: E402
 from genchess.players import PlayerSpecError, make_player  # noqa: E402
 
-DEFAULT_OPENINGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "openings.epd"
+DEFAULT_OPENINGS = Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd"
 
 
 def elo(score: float) -> float:

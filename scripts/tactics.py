@@ -6,7 +6,7 @@ python-chess and compared with the bm list, check marks (+, #) and annotation
 marks (!, ?) stripped on both sides. A line that cannot be used is reported with
 its line number and skipped; it does not count in the total.
 
-    python scripts/tactics.py ../shared/data/tactics.epd [--movetime MS] [--genome FILE]
+    python scripts/tactics.py genchess/data/tactics.epd [--movetime MS] [--genome FILE]
                               [--search iterative|budget] [--limit N]
 """
 
@@ -87,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
         epilog="Runtime: about N x MOVETIME (100 positions at the default 1000 ms: ~100 s).")
-    parser.add_argument("epd", help="EPD file with bm operations, e.g. ../shared/data/tactics.epd")
+    parser.add_argument("epd", help="EPD file with bm operations, e.g. genchess/data/tactics.epd")
     parser.add_argument("--movetime", type=int, default=1000, metavar="MS",
                         help="search time per position (default 1000)")
     parser.add_argument("--genome", metavar="FILE", help="genome file (default: the default genome)")

@@ -1,17 +1,18 @@
-"""Shared test data: the FENs of ../shared/data/perftsuite.epd and openings.epd."""
+"""Test data shipped in the repository: tests/data/perftsuite.epd and genchess/data/openings.epd."""
 
 from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIRS = (REPO_ROOT / "tests" / "data", REPO_ROOT / "genchess" / "data")
 
 
 def _epd_fens(name):
     """The position of each line as a FEN: 6 fields when the line has counters, else 4."""
-    path = SHARED_DATA / name
+    path = next((d / name for d in DATA_DIRS if (d / name).exists()), DATA_DIRS[0] / name)
     if not path.exists():
-        pytest.fail(f"test data {path} is missing (it lives in the shared data directory)")
+        pytest.fail(f"test data {path} is missing (it ships in tests/data/ or genchess/data/)")
     fens = []
     for line in path.read_text().splitlines():
         fields = line.split(";")[0].split()

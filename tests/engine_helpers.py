@@ -28,7 +28,8 @@ import chess.engine
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+PACKAGE_DATA = REPO_ROOT / "genchess" / "data"      # openings and tactics users run too
+TEST_DATA = REPO_ROOT / "tests" / "data"            # test-only data (the perft suite)
 
 
 # ------------------------------------------------------------------ launching
@@ -57,12 +58,12 @@ def peer_engine(name: str) -> str:
 
 
 def opening_fens(count: int, seed: int) -> list[str]:
-    """`count` positions of the shared openings.epd, chosen by a seeded draw."""
+    """`count` positions of the shipped openings.epd, chosen by a seeded draw."""
     import random
 
-    path = SHARED_DATA / "openings.epd"
+    path = PACKAGE_DATA / "openings.epd"
     if not path.exists():
-        pytest.fail(f"test data {path} is missing (it lives in the shared data directory)")
+        pytest.fail(f"test data {path} is missing (it ships in genchess/data/)")
     fens = []
     for line in path.read_text().splitlines():
         fields = line.split(";")[0].split()

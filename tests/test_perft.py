@@ -10,7 +10,7 @@ import pytest
 
 from genchess_core import Board
 
-SUITE = Path(__file__).resolve().parents[2] / "shared" / "data" / "perftsuite.epd"
+SUITE = Path(__file__).resolve().parent / "data" / "perftsuite.epd"
 DEFAULT_NODE_CAP = 5_000_000
 
 # The six positions of the usual perft results page, with their depth-5 counts.

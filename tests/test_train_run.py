@@ -25,7 +25,7 @@ from genchess.genome import Genome, load_genome, read_genome_file
 from genchess.train.config import parse_config
 from genchess.train.pool import game_time
 from genchess.train.trainer import Trainer
-from train_helpers import (SHARED_DATA, Background, check_run_files, complete_games_prefix,
+from train_helpers import (PACKAGE_DATA, Background, check_run_files, complete_games_prefix,
                            complete_pool_prefix, copy_run, count_game_starts, game_key,
                            genchess_command, read_pgn_games, read_pgn_text, run, short_run,
                            still_alive_snapshots, train_command, wait_for, write_config)
@@ -392,9 +392,9 @@ def test_paused_run_can_be_stopped_with_ctrl_c(tmp_path):
 
 def test_in_process_run_with_quiet_output_openings_and_budget_search(tmp_path, keep_sigtstp,
                                                                      monkeypatch):
-    fens = [line.split(";")[0].split() for line in (SHARED_DATA / "openings.epd").read_text().splitlines()]
+    fens = [line.split(";")[0].split() for line in (PACKAGE_DATA / "openings.epd").read_text().splitlines()]
     fens = [" ".join(f[:4]) for f in fens if len(f) >= 4][:3]
-    assert fens, "no openings in the shared data"
+    assert fens, "no openings in genchess/data/openings.epd"
     (tmp_path / "book.epd").write_text("# three openings\n" + "\n".join(fens) + "\n")
     cfg = write_config(tmp_path / "run.cfg", time_limit="4 seconds", seed=21)
     with open(cfg, "a") as f:

@@ -23,7 +23,7 @@ import chess
 import chess.pgn
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+PACKAGE_DATA = REPO_ROOT / "genchess" / "data"
 
 # A small, fast configuration: every key written out, overridable by name.
 BASE_CONFIG = {
