@@ -201,6 +201,25 @@ cdef int generate_evasions(const Position* p, Move* moves) noexcept nogil:
     return generate_legal(p, moves, GEN_ALL)
 
 
+cdef int legal_moves_as(Position* p, int c, Move* moves) noexcept nogil:
+    """Legal moves of colour c as if it were c's turn, for mobility terms of the
+    evaluation (the position is restored). For the side not to move, en passant
+    is dropped and a "capture" of the checking king is not counted as a move."""
+    cdef int side = p.side, ep = p.ep, n, i, kept = 0
+    cdef U64 their_king = p.bb[(c ^ 1) * 6 + KING]
+    if c != side:
+        p.side = c
+        p.ep = NO_SQ
+    n = generate_legal(p, moves, GEN_ALL)
+    p.side = side
+    p.ep = ep
+    for i in range(n):
+        if not (bit(move_to(moves[i])) & their_king):
+            moves[kept] = moves[i]
+            kept += 1
+    return kept
+
+
 cdef bint has_legal_move(const Position* p) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     return generate_legal(p, moves, GEN_ALL) > 0

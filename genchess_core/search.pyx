@@ -514,7 +514,10 @@ cdef class Searcher:
         self.s.spec[1] = packed["spec_can_capture"]
         self.s.spec[2] = packed["spec_recapture"]
         self.s.spec[3] = packed["spec_default"]
-        unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
+        if "pawn_unit" in packed:       # kinds other than Genetic Chess say it themselves
+            unit = packed["pawn_unit"]
+        else:
+            unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
         self.pawn_unit = unit if unit > 0 else EVAL_SCALE
 
     @property
