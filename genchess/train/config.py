@@ -1,11 +1,16 @@
-"""Gene-pool configuration files: `key = value` lines, `#` comments.
+"""Trainer configuration files: `key = value` lines, `#` comments.
 
+The `method` key says which evolution runs (`gene pool`, the default, so older
+files keep working; `kendall-whitwell`; `multi-niche crowding`). Keys every
+trainer understands are COMMON_KEYS; each method adds its own table, and the
+method's module turns the checked values into its config object (METHODS).
 Every problem (unknown, missing or duplicated key, bad value) is reported with
 `file:line` before the run writes anything, so a typo never costs a pool file.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +29,21 @@ class Key:
     required: bool = True
 
 
-KEYS = [
+# Keys of every method. Methods read these through `common_settings`.
+COMMON_KEYS = [
+    Key("method", "method", "which evolution: gene pool (the default), kendall-whitwell or "
+        "multi-niche crowding", None, False),
+    Key("seed", "int", "random seed, for reproducible runs", None, False),
+    Key("opening file", "path", "EPD file of positions to start games from, drawn at random "
+        "(default: the standard start position)", None, False),
+    Key("search", "mode", "iterative or budget (the Look Ahead Gene's time budget)", None, False),
+    Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
+        None, False),
+    Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
+        "(round summaries only)", None, False),
+]
+
+GENE_POOL_KEYS = [
     Key("maximum simultaneous games", "int",
         "games played at once; worker processes used: min(this, population / 2)", 1),
     Key("gene pool population", "int", "players in each pool (an even number)", 2),
@@ -38,16 +57,15 @@ KEYS = [
         "and so on; no: rise to the maximum and stay there"),
     Key("gene pool file", "path", "genomes are written here, games to <file>_games.txt; an "
         "existing file is resumed"),
-    Key("seed", "int", "random seed, for reproducible runs", None, False),
-    Key("opening file", "path", "EPD file of positions to start games from, drawn at random "
-        "(default: the standard start position)", None, False),
-    Key("search", "mode", "iterative or budget (the Look Ahead Gene's time budget)", None, False),
-    Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
-        None, False),
-    Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
-        "(round summaries only)", None, False),
 ]
+KEYS = GENE_POOL_KEYS + COMMON_KEYS
 KEYS_BY_NAME = {key.name: key for key in KEYS}
+
+# method name -> (module, its key table's attribute, its builder's attribute); the
+# builder takes (path, values, lines) and returns the method's config object.
+METHODS = {
+    "gene pool": ("genchess.train.config", "GENE_POOL_KEYS", "gene_pool_config"),
+}
 UNITS = {"second": 1, "seconds": 1, "sec": 1, "s": 1, "minute": 60, "minutes": 60, "min": 60,
          "m": 60, "hour": 3600, "hours": 3600, "h": 3600, "day": 86400, "days": 86400}
 
@@ -120,6 +138,11 @@ def convert(key: Key, text: str, base_dir: Path):
         return text.lower()
     elif key.kind == "duration":
         return parse_duration(text)
+    elif key.kind == "method":
+        method = " ".join(text.lower().replace("-", " - ").split()).replace(" - ", "-")
+        if method not in METHODS:
+            raise ValueError(f"expected one of {', '.join(METHODS)}, not {text!r}")
+        return method
     else:                                           # pragma: no cover - table error
         raise AssertionError(key.kind)
     if key.lo is not None and value < key.lo:
@@ -127,8 +150,8 @@ def convert(key: Key, text: str, base_dir: Path):
     return value
 
 
-def parse_config(path: str | Path) -> TrainConfig:
-    path = Path(path)
+def read_entries(path: Path) -> dict[str, tuple[str, int]]:
+    """`{key name: (value text, line)}` of a configuration file; syntax and duplicates checked."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -137,8 +160,7 @@ def parse_config(path: str | Path) -> TrainConfig:
         raise ConfigError(f"{path}: not a UTF-8 text file") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    values: dict[str, object] = {}
-    lines: dict[str, int] = {}
+    entries: dict[str, tuple[str, int]] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -147,28 +169,74 @@ def parse_config(path: str | Path) -> TrainConfig:
             raise ConfigError(f"{path}:{n}: expected 'key = value', got {line!r}")
         name, value = (part.strip() for part in line.split("=", 1))
         name = " ".join(name.lower().split())
-        key = KEYS_BY_NAME.get(name)
+        if name in entries:
+            raise ConfigError(f"{path}:{n}: duplicated key {name!r} (first at line {entries[name][1]})")
+        entries[name] = (value, n)
+    return entries
+
+
+def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Key],
+                  method: str) -> tuple[dict[str, object], dict[str, int]]:
+    """Convert every entry by its key; unknown keys, bad values and missing keys are errors."""
+    by_name = {key.name: key for key in keys}
+    values: dict[str, object] = {}
+    lines: dict[str, int] = {}
+    for name, (text, n) in sorted(entries.items(), key=lambda item: item[1][1]):
+        key = by_name.get(name)
         if key is None:
-            raise ConfigError(f"{path}:{n}: unknown key {name!r} (genchess-train --help lists the keys)")
-        if name in values:
-            raise ConfigError(f"{path}:{n}: duplicated key {name!r} (first at line {lines[name]})")
+            raise ConfigError(f"{path}:{n}: unknown key {name!r} for method {method!r} "
+                              f"(genchess-train --help lists the keys)")
         try:
-            values[name] = convert(key, value, path.parent)
+            values[name] = convert(key, text, path.parent)
         except ValueError as e:
             raise ConfigError(f"{path}:{n}: {name}: {e}") from None
         lines[name] = n
-    missing = [key.name for key in KEYS if key.required and key.name not in values]
+    missing = [key.name for key in keys if key.required and key.name not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
+    opening = values.get("opening file")
+    if opening is not None and not opening.is_file():
+        raise ConfigError(f"{path}:{lines['opening file']}: opening file {str(opening)!r} not found")
+    return values, lines
+
+
+def method_spec(method: str):
+    """(key table, builder) of a method: its keys are its own table plus COMMON_KEYS."""
+    module_name, keys_attr, builder_attr = METHODS[method]
+    module = importlib.import_module(module_name)
+    return getattr(module, keys_attr) + COMMON_KEYS, getattr(module, builder_attr)
+
+
+def parse_config(path: str | Path):
+    """The config object of the file's method (a TrainConfig for the gene pool)."""
+    path = Path(path)
+    entries = read_entries(path)
+    method = "gene pool"
+    if "method" in entries:
+        text, n = entries["method"]
+        try:
+            method = convert(KEYS_BY_NAME["method"], text, path.parent)
+        except ValueError as e:
+            raise ConfigError(f"{path}:{n}: method: {e}") from None
+    keys, build = method_spec(method)
+    values, lines = check_entries(path, entries, keys, method)
+    return build(path, values, lines)
+
+
+def common_settings(values: dict[str, object]) -> dict[str, object]:
+    """The COMMON_KEYS settings as keyword arguments every method's config takes."""
+    return dict(seed=values.get("seed"), opening_file=values.get("opening file"),
+                search=values.get("search", "iterative"), time_limit=values.get("time limit"),
+                quiet=values.get("output volume", "verbose") == "quiet")
+
+
+def gene_pool_config(path: Path, values: dict[str, object], lines: dict[str, int]) -> TrainConfig:
     if values["gene pool population"] % 2:
         raise ConfigError(f"{path}:{lines['gene pool population']}: gene pool population must be "
                           f"even, so that every player has an opponent each round")
     if values["minimum game time"] > values["maximum game time"]:
         raise ConfigError(f"{path}:{lines['minimum game time']}: minimum game time is above the "
                           f"maximum game time (line {lines['maximum game time']})")
-    opening = values.get("opening file")
-    if opening is not None and not opening.is_file():
-        raise ConfigError(f"{path}:{lines['opening file']}: opening file {str(opening)!r} not found")
     return TrainConfig(
         path=str(path),
         max_games=values["maximum simultaneous games"],
@@ -180,16 +248,16 @@ def parse_config(path: str | Path) -> TrainConfig:
         time_increment=values["game time increment"],
         oscillating=values["oscillating time"],
         pool_file=values["gene pool file"],
-        seed=values.get("seed"),
-        opening_file=opening,
-        search=values.get("search", "iterative"),
-        time_limit=values.get("time limit"),
-        quiet=values.get("output volume", "verbose") == "quiet",
+        **common_settings(values),
     )
 
 
 def keys_help() -> str:
-    lines = ["configuration keys (key = value; # starts a comment):"]
-    for key in KEYS:
-        lines.append(f"  {key.name}{'' if key.required else ' (optional)'}: {key.help}")
+    lines = ["configuration keys (key = value; # starts a comment):", "  every method:"]
+    lines += [f"    {key.name}{'' if key.required else ' (optional)'}: {key.help}" for key in COMMON_KEYS]
+    for method in METHODS:
+        keys, _ = method_spec(method)
+        lines.append(f"  method = {method}:")
+        lines += [f"    {key.name}{'' if key.required else ' (optional)'}: {key.help}"
+                  for key in keys if key not in COMMON_KEYS]
     return "\n".join(lines)
