@@ -88,7 +88,7 @@ def test_parse_sprt():
     assert (s.elo0, s.elo1, s.alpha, s.beta, s.model) == (0, 10, 0.1, 0.05, "logistic")
     for bad, words in [("elo2", ["elo2=3"]), ("not a number", ["elo1=x"]),
                        ("below", ["elo0=5", "elo1=0"]), ("model", ["model=bayes"]),
-                       ("between 0 and 1", ["alpha=1.5"])]:
+                       ("between 0 and 1", ["alpha=1.5"]), ("logistic", ["elo1=300"])]:
         with pytest.raises(ValueError, match=bad):
             parse_sprt(words)
 
@@ -102,7 +102,7 @@ def test_constrained_mle_meets_its_constraint_even_far_from_the_data():
 
     for counts in itertools.product(range(3), repeat=5):
         p = [(c + 1e-3) / (sum(counts) + 5e-3) for c in counts]
-        for elo in (-20, 0, 10):
+        for elo in (-200, -20, 0, 10, 200):
             t = elo / NELO_PER_T * math.sqrt(2)
             mu, var, _ = mean_and_variance(mle_with_t(p, PAIR_SCORES, 0.5, t), PAIR_SCORES)
             assert (mu - 0.5) / math.sqrt(var) == pytest.approx(t, abs=1e-6), counts

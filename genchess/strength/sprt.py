@@ -30,6 +30,10 @@ from dataclasses import dataclass
 from genchess.strength.stats import PAIR_SCORES, mean_and_variance, score_from_elo
 
 NELO_PER_T = 800.0 / math.log(10.0)     # normalised Elo per unit of (score - 1/2) / sigma
+# The damped fixed-point iteration of mle_with_t is checked to meet its constraint
+# for every small count vector up to this normalised Elo; SPRT bounds in practice
+# are a few Elo. Wider hypotheses must use the logistic model.
+MAX_NORMALIZED_ELO = 200.0
 REGULARIZE = 1e-3                       # added to every cell's count
 MODELS = ("normalized", "logistic")
 CONTINUE, H0, H1 = "continue", "H0", "H1"
@@ -85,17 +89,22 @@ def mle_with_t(p, values, ref: float, t: float) -> list[float]:
 
     Stationarity of the Lagrangian gives q_i = p_i / (1 + x v_i) with
     v_i = (a_i - ref) - t sigma (1 + ((a_i - mu) / sigma)^2) / 2, where mu and
-    sigma are q's own: iterate to the fixed point, from the uniform distribution
-    (from p itself the iteration can get stuck when the data lie far from t)."""
+    sigma are q's own: iterate to the fixed point from the uniform distribution.
+    Far from the data (a large t against lopsided results) the plain iteration
+    overshoots and cycles, so each step is damped, more the longer it takes."""
     q = [1.0 / len(p)] * len(p)
-    for _ in range(100):
+    damping = 1.0
+    for step in range(3000):
         mu, var, _ = mean_and_variance(q, values)
         sigma = math.sqrt(max(var, 1e-300))
         v = [(a - ref) - t * sigma * (1.0 + ((a - mu) / sigma) ** 2) / 2 for a in values]
         new = _reweight(p, v)
-        if max(abs(a - b) for a, b in zip(new, q)) < 1e-12:
+        change = max(abs(a - b) for a, b in zip(new, q))
+        if change < 1e-13:
             return new
-        q = new
+        if step in (50, 300, 1000):
+            damping /= 2
+        q = [damping * b + (1 - damping) * a for a, b in zip(q, new)]
     return q
 
 
@@ -139,6 +148,9 @@ class Sprt:
             raise ValueError("SPRT alpha and beta must be between 0 and 1")
         if not self.elo0 < self.elo1:
             raise ValueError(f"SPRT elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
+        if self.model == "normalized" and max(abs(self.elo0), abs(self.elo1)) > MAX_NORMALIZED_ELO:
+            raise ValueError(f"SPRT bounds beyond +-{MAX_NORMALIZED_ELO:g} normalized Elo are not "
+                             f"supported: use model=logistic for such wide hypotheses")
 
     @property
     def lower(self) -> float:

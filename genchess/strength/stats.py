@@ -83,9 +83,13 @@ class MatchStats:
             self.draws += 1
 
     def add_pair(self, first: float, second: float) -> None:
-        """Both games of a pair (each also counts as a game)."""
+        """Both games of a pair, as games and as a pair."""
         self.add_game(first)
         self.add_game(second)
+        self.count_pair(first, second)
+
+    def count_pair(self, first: float, second: float) -> None:
+        """A pair whose games were already added one by one as they finished."""
         self.pairs[round((first + second) * 2)] += 1
 
     @property
