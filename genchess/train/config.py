@@ -44,6 +44,17 @@ KEYS = [
     Key("search", "mode", "iterative or budget (the Look Ahead Gene's time budget)", None, False),
     Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
         None, False),
+    Key("champion interval", "int", "every this many games the best living genome plays an SPRT "
+        "match against the champion (<pool file>_champion.genome) and replaces it if stronger",
+        1, False),
+    Key("champion elo0", "float", "the champion SPRT's H0 in normalized Elo (default 0)", None, False),
+    Key("champion elo1", "float", "the champion SPRT's H1 in normalized Elo (default 10)", None, False),
+    Key("champion alpha", "float", "the champion SPRT's false-promotion risk (default 0.05)", 0, False),
+    Key("champion beta", "float", "the champion SPRT's missed-promotion risk (default 0.05)", 0, False),
+    Key("champion max games", "int", "games after which an undecided champion match keeps the "
+        "champion (default 400)", 2, False),
+    Key("initial genomes", "path", "genome or gene pool file: the first population is copies of "
+        "its genomes, each mutated, instead of random genomes", None, False),
     Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
         "(round summaries only)", None, False),
 ]
@@ -69,6 +80,8 @@ class TrainConfig:
     search: str = "iterative"
     time_limit: float | None = None
     quiet: bool = False
+    champion: object = None             # champion.ChampionSettings, or None: no champion
+    initial_genomes: Path | None = None
 
     @property
     def games_file(self) -> Path:
@@ -169,7 +182,22 @@ def parse_config(path: str | Path) -> TrainConfig:
     opening = values.get("opening file")
     if opening is not None and not opening.is_file():
         raise ConfigError(f"{path}:{lines['opening file']}: opening file {str(opening)!r} not found")
+    champion = None
+    if "champion interval" in values:
+        from genchess.strength.sprt import Sprt
+        from genchess.train.champion import ChampionSettings
+        champion = ChampionSettings(values["champion interval"], values.get("champion elo0", 0.0),
+                                    values.get("champion elo1", 10.0), values.get("champion alpha", 0.05),
+                                    values.get("champion beta", 0.05), values.get("champion max games", 400))
+        try:
+            Sprt(champion.elo0, champion.elo1, champion.alpha, champion.beta)
+        except ValueError as e:
+            raise ConfigError(f"{path}:{lines['champion interval']}: champion: {e}") from None
+    seeds = values.get("initial genomes")
+    if seeds is not None and not seeds.is_file():
+        raise ConfigError(f"{path}:{lines['initial genomes']}: initial genomes {str(seeds)!r} not found")
     return TrainConfig(
+        champion=champion, initial_genomes=seeds,
         path=str(path),
         max_games=values["maximum simultaneous games"],
         population=values["gene pool population"],
