@@ -23,6 +23,7 @@ worker keeps its players (and their processes) between games.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import shlex
 import shutil
@@ -40,8 +41,12 @@ GENCHESS_KINDS = ("genchess", "genetic", "random", "turing", "montecarlo")
 GENCHESS_SETTINGS = ("name", "search", "hash", "player")
 
 # asyncio's child watcher complains when an engine that failed to start is reaped
-# after python-chess closed its loop; the failure itself is reported properly.
+# after python-chess closed its loop, and python-chess logs slow feature lists;
+# the failures themselves are reported properly, as one line.
 warnings.filterwarnings("ignore", message=r"Loop .* that handles pid")
+logging.getLogger("asyncio").setLevel(logging.ERROR)
+logging.getLogger("chess.engine").setLevel(logging.ERROR)
+START_ATTEMPTS = 3          # python-chess waits 2 s for xboard features: a loaded machine misses that
 
 
 class SpecError(ValueError):
@@ -197,7 +202,15 @@ def start_engine(spec: EngineSpec):
         argv = wrapped_command(argv)
     popen = chess.engine.SimpleEngine.popen_uci if spec.kind == "uci" else \
         chess.engine.SimpleEngine.popen_xboard
-    engine = popen(argv, timeout=STARTUP_TIMEOUT, stderr=subprocess.DEVNULL)
+    for attempt in range(START_ATTEMPTS):
+        try:
+            engine = popen(argv, timeout=STARTUP_TIMEOUT, stderr=subprocess.DEVNULL)
+            break
+        except chess.engine.EngineError as e:
+            # An xboard feature list cut short by python-chess's 2 s feature timeout
+            # lacks ping; setboard=0 is the engine's own answer and is not retried.
+            if "required feature: ping" not in str(e) or attempt + 1 == START_ATTEMPTS:
+                raise
     try:
         if spec.options:
             engine.configure({k: _option_value(v) for k, v in spec.options})
