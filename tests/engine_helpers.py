@@ -224,45 +224,11 @@ def xboard_session(*args: str) -> RawEngine:
 
 # ------------------------------------------------------------------ Fairy-Max
 
-FAIRYMAX_WRAPPER = r'''
-"""Pass-through to an xboard engine that rewrites `setboard=0` to `setboard=1`
-in its feature lines, because python-chess refuses engines without setboard.
-Only use it for games from the standard position (no setboard is ever sent)."""
-import os, signal, subprocess, sys, threading
-
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-
-def pump_in():
-    try:
-        for line in iter(sys.stdin.buffer.readline, b""):
-            child.stdin.write(line)
-            child.stdin.flush()
-    except (BrokenPipeError, OSError):
-        pass
-    try:
-        child.stdin.close()
-    except OSError:
-        pass
-
-threading.Thread(target=pump_in, daemon=True).start()
-out = sys.stdout.buffer
-for line in iter(child.stdout.readline, b""):
-    if line.startswith(b"feature"):
-        line = line.replace(b"setboard=0", b"setboard=1")
-    out.write(line)
-    out.flush()
-# os._exit: a normal exit would wait on the stdin thread's buffered reader.
-os._exit(child.wait())
-'''
-
-
 def fairymax_command(tmp_path: Path) -> list[str]:
-    """Fairy-Max behind the setboard-rewriting wrapper (written to tmp_path)."""
-    fairymax = peer_engine("fairymax")
-    wrapper = tmp_path / "fairymax_wrapper.py"
-    wrapper.write_text(FAIRYMAX_WRAPPER)
-    return [sys.executable, str(wrapper), fairymax]
+    """Fairy-Max behind the package's setboard-rewriting wrapper (python-chess
+    refuses engines that declare setboard=0); play it from the start position."""
+    from genchess.strength.setboard_wrapper import wrapped_command
+    return wrapped_command([peer_engine("fairymax")])
 
 
 # ------------------------------------------------------------------ games

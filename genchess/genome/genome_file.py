@@ -84,7 +84,7 @@ class _Parser:
         key, colon, rest = line.partition(":")
         key, rest = key.strip(), rest.strip()
         if self.genome_id is None:
-            if not line:
+            if not line or line.lstrip().startswith("#"):    # comments between genomes
                 return
             if colon and key == "ID":
                 self.open_genome(n, rest)

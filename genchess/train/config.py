@@ -57,7 +57,23 @@ GENE_POOL_KEYS = [
         "and so on; no: rise to the maximum and stay there"),
     Key("gene pool file", "path", "genomes are written here, games to <file>_games.txt; an "
         "existing file is resumed"),
+    Key("initial genomes", "path", "genome or gene pool file: the first population is copies of "
+        "its genomes, each mutated, instead of random genomes", None, False),
 ]
+
+# The champion and its SPRT gate (champion.py), for the methods that keep one.
+CHAMPION_KEYS = [
+    Key("champion interval", "int", "every this many games the best living genome plays an SPRT "
+        "match against the champion (<pool file>_champion.genome) and replaces it if stronger",
+        1, False),
+    Key("champion elo0", "float", "the champion SPRT's H0 in normalized Elo (default 0)", None, False),
+    Key("champion elo1", "float", "the champion SPRT's H1 in normalized Elo (default 10)", None, False),
+    Key("champion alpha", "float", "the champion SPRT's false-promotion risk (default 0.05)", 0, False),
+    Key("champion beta", "float", "the champion SPRT's missed-promotion risk (default 0.05)", 0, False),
+    Key("champion max games", "int", "games after which an undecided champion match keeps the "
+        "champion (default 400)", 2, False),
+]
+GENE_POOL_KEYS += CHAMPION_KEYS
 KEYS = GENE_POOL_KEYS + COMMON_KEYS
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 
@@ -87,6 +103,8 @@ class TrainConfig:
     search: str = "iterative"
     time_limit: float | None = None
     quiet: bool = False
+    champion: object = None             # champion.ChampionSettings, or None: no champion
+    initial_genomes: Path | None = None
 
     @property
     def games_file(self) -> Path:
@@ -230,6 +248,22 @@ def common_settings(values: dict[str, object]) -> dict[str, object]:
                 quiet=values.get("output volume", "verbose") == "quiet")
 
 
+def champion_settings(path: Path, values: dict[str, object], lines: dict[str, int]):
+    """The champion gate's settings (None without `champion interval`), SPRT bounds checked."""
+    if "champion interval" not in values:
+        return None
+    from genchess.strength.sprt import Sprt
+    from genchess.train.champion import ChampionSettings
+    champion = ChampionSettings(values["champion interval"], values.get("champion elo0", 0.0),
+                                values.get("champion elo1", 10.0), values.get("champion alpha", 0.05),
+                                values.get("champion beta", 0.05), values.get("champion max games", 400))
+    try:
+        Sprt(champion.elo0, champion.elo1, champion.alpha, champion.beta)
+    except ValueError as e:
+        raise ConfigError(f"{path}:{lines['champion interval']}: champion: {e}") from None
+    return champion
+
+
 def gene_pool_config(path: Path, values: dict[str, object], lines: dict[str, int]) -> TrainConfig:
     if values["gene pool population"] % 2:
         raise ConfigError(f"{path}:{lines['gene pool population']}: gene pool population must be "
@@ -237,7 +271,11 @@ def gene_pool_config(path: Path, values: dict[str, object], lines: dict[str, int
     if values["minimum game time"] > values["maximum game time"]:
         raise ConfigError(f"{path}:{lines['minimum game time']}: minimum game time is above the "
                           f"maximum game time (line {lines['maximum game time']})")
+    seeds = values.get("initial genomes")
+    if seeds is not None and not seeds.is_file():
+        raise ConfigError(f"{path}:{lines['initial genomes']}: initial genomes {str(seeds)!r} not found")
     return TrainConfig(
+        champion=champion_settings(path, values, lines), initial_genomes=seeds,
         path=str(path),
         max_games=values["maximum simultaneous games"],
         population=values["gene pool population"],

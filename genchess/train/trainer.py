@@ -75,6 +75,10 @@ class Trainer:
         self.search_seconds = 0.0
         self.games_this_run = 0
         self.games_at_snapshot = 0
+        self.champion = None
+        if config.champion is not None:
+            from genchess.train.champion import Champion
+            self.champion = Champion(config.pool_file, config.champion, out)
 
     # ------------------------------------------------------------ state
 
@@ -87,6 +91,13 @@ class Trainer:
             return
         rng = random.Random(f"{self.seed}:init")
         self.pools = Pools.fresh(cfg.pool_count, cfg.population, rng)
+        if cfg.initial_genomes:
+            try:
+                seeds = parse_genome_text(cfg.initial_genomes.read_text(encoding="utf-8"),
+                                          str(cfg.initial_genomes)).genomes
+            except (GenomeError, OSError, UnicodeDecodeError) as e:
+                raise ConfigError(f"initial genomes: {e}") from None
+            self.pools.seed_from(seeds, rng)
         self.counters = [PoolCounters() for _ in range(cfg.pool_count)]
         self.pool_out = AppendFile(cfg.pool_file)
         self.games_out = AppendFile(cfg.games_file)
@@ -221,6 +232,7 @@ class Trainer:
                     break
                 self.round += 1
                 self.play_round(executor, deadline)
+                self.check_champion(executor)
         except KeyboardInterrupt:
             self.kill(executor)
             self.out(f"\nStopped. {self.pools.games_played} games are safely in {cfg.games_file}; "
@@ -237,6 +249,24 @@ class Trainer:
                      f"({self.games_this_run / wall * 60:.1f} games per minute); "
                      f"workers spent {share:.0%} of their time searching")
         return 0
+
+    def check_champion(self, executor) -> None:
+        """Every champion interval: crown the first champion, or let the best
+        living genome (most wins, then most games, then lowest ID) challenge it."""
+        cfg, champion = self.config, self.champion
+        if champion is None or not champion.due(self.pools.games_played):
+            return
+        def rank(i):
+            return (-self.pools.stat(i).wins, -self.pools.stat(i).games, i)
+        if champion.genome is None:
+            initial = [i for i in self.pools.genomes if i < cfg.pool_count * cfg.population]
+            champion.crown(self.pools.genomes[min(initial, key=rank)], "best of the initial population")
+            return
+        best = min((i for ids in self.pools.members for i in ids), key=rank)
+        seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
+                            cfg.oscillating)
+        champion.challenge(executor, cfg.workers, self.pools.genomes[best], self.openings or [None],
+                           seconds, cfg.search, self.round, self.pools.games_played)
 
     @staticmethod
     def kill(executor) -> None:
@@ -305,6 +335,8 @@ class Trainer:
         }
         self.games_out.write(pgn_text(rec, event="GenChess gene pool", tags=tags))
         self.pools.replace(job.pool, loser, child, from_draw=score == 0.5)
+        if self.champion is not None:
+            self.champion.note_birth(child.id, (job.white_id, job.black_id), job.round)
         self.counters[job.pool].add(rec.result)
         self.search_seconds += result.search_seconds
         self.games_this_run += 1
