@@ -85,7 +85,8 @@ class BackgroundSearch:
         """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
         if self.is_searching():
             raise RuntimeError("set_position while searching")
-        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
+        # None means the start position; an empty FEN is a bad FEN, not a default.
+        board = Board(STARTING_FEN) if fen is None or fen == "startpos" else Board(fen)
         for move in moves:
             board.push_uci(move)
         self.wait()
