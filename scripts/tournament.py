@@ -59,7 +59,8 @@ FINISHED = re.compile(r"^Finished game (\d+) \((.+) vs (.+)\): (\S+) \{(.*)\}\s*
 
 # cutechess's wording for each fault (its `%1 loses on time` etc., %1 = White/Black).
 FAULTS = {
-    "time loss": ("loses on time",),
+    # "Draw by timeout": a flag against a side that cannot mate; it names no side.
+    "time loss": ("loses on time", "by timeout"),
     "illegal move": ("illegal move",),
     "crash": ("disconnects", "crash"),
     "stall": ("connection stalls",),
@@ -113,6 +114,7 @@ def fault_counts(games: list[Game], engines) -> dict[str, Counter]:
         if culprit is not None:
             counts.setdefault(culprit, Counter({kind: 0 for kind in FAULTS}))[game.fault] += 1
         elif game.fault is not None:
+            # The reason names no side: both are suspects, and both are counted.
             for name in (game.white, game.black):
                 counts.setdefault(name, Counter())[game.fault] += 1
     return counts

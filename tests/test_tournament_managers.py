@@ -105,3 +105,23 @@ def test_readme_cutechess_command_runs_without_faults(argv, tmp_path):
             assert not game.errors, game.errors
             replayed += 1
     assert replayed == 2
+
+
+def test_cutechess_result_lines_are_read_and_faults_charged_to_the_right_engine():
+    tm = tournament()
+    output = "\n".join([
+        "Started game 1 of 5 (GenChess vs Stockfish)",
+        "Finished game 1 (GenChess vs Stockfish): 0-1 {White loses on time}",
+        "Finished game 2 (Stockfish vs GenChess): 1-0 {Black makes an illegal move: e2e5}",
+        "Finished game 3 (Stockfish vs GenChess): 0-1 {White disconnects}",
+        "Finished game 4 (GenChess vs Stockfish): 1/2-1/2 {Draw by timeout}",
+        "Finished game 5 (GenChess vs Stockfish): 1-0 {White mates}",
+        "Warning: Could not initialize player GenChess: ",
+    ])
+    games = tm.parse_games(output)
+    assert [g.number for g in games] == [1, 2, 3, 4, 5]
+    counts = tm.fault_counts(games, ["GenChess", "Stockfish"])
+    assert counts["GenChess"]["time loss"] == 2 and counts["GenChess"]["illegal move"] == 1
+    assert counts["Stockfish"]["crash"] == 1 and counts["Stockfish"]["time loss"] == 1
+    assert games[4].fault is None and games[4].at_fault is None
+    assert tm.warnings(output) == ["Warning: Could not initialize player GenChess: "]
