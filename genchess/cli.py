@@ -25,7 +25,9 @@ def cmd_perft(args):
     from genchess_core import Board, FenError
 
     try:
-        board = Board(args.fen) if args.fen else Board()
+        # `--fen ""` is a FEN, and an empty one is bad (as python-chess has it);
+        # only leaving the option out means the start position.
+        board = Board(args.fen) if args.fen is not None else Board()
     except FenError as e:
         print(f"genchess perft: {e}", file=sys.stderr)
         return 2

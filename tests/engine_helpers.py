@@ -10,6 +10,7 @@ or dead engine fails a test with a transcript instead of hanging the run.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import queue
@@ -54,6 +55,25 @@ def peer_engine(name: str) -> str:
     path = shutil.which(name) or shutil.which(name, path="/usr/games")
     if path is None:
         pytest.skip(f"{name} is not installed (apt-get install {name})")
+    return path
+
+
+@functools.cache
+def tournament():
+    """scripts/tournament.py, the one place tests and scripts find cutechess-cli and
+    fastchess and read their results."""
+    spec = importlib.util.spec_from_file_location("tournament", REPO_ROOT / "scripts" / "tournament.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module         # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def tournament_manager(name: str) -> str:
+    """Path of cutechess-cli or fastchess, or skip the test saying why it is missing."""
+    path, why = tournament().find_manager(name)
+    if path is None:
+        pytest.skip(why)
     return path
 
 
