@@ -18,7 +18,7 @@ class ConfigError(ValueError):
 @dataclass
 class Key:
     name: str
-    kind: str           # int, float, bool, path, mode, duration, volume
+    kind: str           # int, float, bool, path, mode, duration, volume, scheduler
     help: str
     lo: float | None = None
     required: bool = True
@@ -43,6 +43,10 @@ KEYS = [
         "(default: the standard start position)", None, False),
     Key("search", "mode", "iterative or budget (the Look Ahead Gene's time budget)", None, False),
     Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
+        None, False),
+    Key("scheduler", "scheduler", "play the games on a dask.distributed cluster: tcp://HOST:PORT "
+        "of a running dask scheduler, or local:N for N worker processes on this machine "
+        "(needs pip install \"genchess[cluster]\"; genchess-train --scheduler overrides it)",
         None, False),
     Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
         "(round summaries only)", None, False),
@@ -69,6 +73,7 @@ class TrainConfig:
     search: str = "iterative"
     time_limit: float | None = None
     quiet: bool = False
+    scheduler: str | None = None
 
     @property
     def games_file(self) -> Path:
@@ -120,6 +125,9 @@ def convert(key: Key, text: str, base_dir: Path):
         return text.lower()
     elif key.kind == "duration":
         return parse_duration(text)
+    elif key.kind == "scheduler":
+        from genchess.train.executors import parse_scheduler
+        return parse_scheduler(text)
     else:                                           # pragma: no cover - table error
         raise AssertionError(key.kind)
     if key.lo is not None and value < key.lo:
@@ -185,6 +193,7 @@ def parse_config(path: str | Path) -> TrainConfig:
         search=values.get("search", "iterative"),
         time_limit=values.get("time limit"),
         quiet=values.get("output volume", "verbose") == "quiet",
+        scheduler=values.get("scheduler"),
     )
 
 
