@@ -44,7 +44,8 @@ PARENT_POLL_SECONDS = 0.5     # how often a local worker checks that its trainer
 POLL_SECONDS = 0.5            # completed(): how often the caller's pause/stop is looked at
 
 SCHEDULER_HELP = "tcp://HOST:PORT (a running dask scheduler) or local:N (N workers on this machine)"
-_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?[^\s:/]+(?::\d{1,5})?|local(?::[1-9][0-9]*)?")
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?[^\s:/]+(?::\d{1,5})?")
+_LOCAL = re.compile(r"local(?::([0-9]+))?")
 
 
 class ClusterError(ValueError):
@@ -58,7 +59,10 @@ class ExecutorLost(RuntimeError):
 def parse_scheduler(text: str) -> str:
     """Check a `--scheduler` / `scheduler =` value; ValueError with the reason if bad."""
     text = text.strip()
-    if not _ADDRESS.fullmatch(text):
+    local = _LOCAL.fullmatch(text)
+    if local and local.group(1) is not None and int(local.group(1)) < 1:
+        raise ValueError(f"local:N needs at least one worker, not {text!r}")
+    if not local and not _ADDRESS.fullmatch(text):
         raise ValueError(f"expected {SCHEDULER_HELP}, not {text!r}")
     return text
 
@@ -162,7 +166,10 @@ class GameExecutor(cf.Executor):
     def submit(self, fn, /, *args, **kwargs):
         if self.wrap:
             fn, args = self.wrap(fn, args)
-        inner = self.inner.submit(fn, *args, **kwargs)
+        try:
+            inner = self.inner.submit(fn, *args, **kwargs)
+        except cf.BrokenExecutor as e:     # broke between two games: no future to fail
+            raise ExecutorLost(f"{self.lost} ({e})") from None
         outer = cf.Future()
         outer.add_done_callback(lambda f: f.cancelled() and inner.cancel())
         inner.add_done_callback(lambda f: self._relay(f, outer))
@@ -233,20 +240,20 @@ def _dask_client(address: str, workers: int, out):
     except ImportError:
         raise ClusterError(f"--scheduler {address} needs dask.distributed: "
                            f'pip install "genchess[cluster]"') from None
-    # dask's own log lines (worker restarts, reconnect attempts with tracebacks)
-    # would bury the trainer's console; the trainer reports what matters itself.
-    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    _quiet_dask_logs()
     cluster = None
     with contextlib.ExitStack() as stack:
-        if address.startswith("local"):
+        if _LOCAL.fullmatch(address):
             count = int(address.partition(":")[2] or workers)
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                               dashboard_address=None, host="127.0.0.1",
+                                               # (None still binds port 8787 and warns
+                                               # when another cluster has it)
+                                               dashboard_address=":0", host="127.0.0.1",
                                                silence_logs=logging.CRITICAL)
             stack.callback(cluster.close)
-            target, where = cluster, f"a local cluster of {count} workers"
+            target, where = cluster, "a local dask cluster"
         else:
-            target, where = address, address
+            target, where = address, "the dask cluster"
         try:
             client = distributed.Client(target, timeout=CONNECT_SECONDS, set_as_default=False)
         except (OSError, TimeoutError) as e:
@@ -255,17 +262,28 @@ def _dask_client(address: str, workers: int, out):
         stack.callback(_close_quietly, client)
         if cluster is not None:
             client.register_plugin(_signal_plugin(), name="genchess-signals")
-        _check_workers(client, where)
-        out(f"Playing on {where} (scheduler {client.scheduler.address}): "
+        _check_workers(client)
+        out(f"Playing on {where} at {client.scheduler.address}: "
             f"{_describe_workers(client)}, GenChess {genchess.__version__}")
         yield client, f"lost the dask scheduler at {client.scheduler.address}"
 
 
-def _check_workers(client, where: str) -> None:
+def _quiet_dask_logs() -> None:
+    # dask's own log lines (worker restarts, reconnect attempts with tracebacks)
+    # would bury the trainer's console; the trainer reports what matters itself.
+    # distributed gives some loggers a level and handler of their own (client).
+    names = [name for name in logging.root.manager.loggerDict
+             if name.split(".")[0] in ("distributed", "tornado")]
+    for name in ["distributed", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _check_workers(client) -> None:
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
     except (TimeoutError, OSError):
-        raise ClusterError(f"no dask worker joined {where} within {WORKER_WAIT_SECONDS} s "
+        raise ClusterError(f"no dask worker joined the scheduler at {client.scheduler.address} "
+                           f"within {WORKER_WAIT_SECONDS} s "
                            f"(start some: dask worker {client.scheduler.address} --nthreads 1)") from None
     versions = client.run(worker_version, on_error="return")
     for worker, version in sorted(versions.items()):
