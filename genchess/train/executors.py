@@ -128,7 +128,10 @@ def _stop_local_now(executor) -> None:
 # ------------------------------------------------------------------ one interface
 
 def worker_version() -> str:
-    """This process's GenChess version (read at call time, so a test can change it)."""
+    """This process's GenChess version (read at call time, so a test can change it).
+    Importing the game worker on the way proves the compiled core loads there, and
+    warms the process before its first game's clock starts."""
+    import genchess.train.worker  # noqa: F401
     return genchess.__version__
 
 
