@@ -179,6 +179,11 @@ class GameExecutor(cf.Executor):
         return outer
 
     def _relay(self, inner: cf.Future, outer: cf.Future) -> None:
+        # Runs in the executor's own thread; the caller may cancel `outer` meanwhile.
+        with contextlib.suppress(cf.InvalidStateError):
+            self._settle(inner, outer)
+
+    def _settle(self, inner: cf.Future, outer: cf.Future) -> None:
         if outer.done():
             return
         if inner.cancelled():
@@ -189,6 +194,8 @@ class GameExecutor(cf.Executor):
                 outer.set_exception(ExecutorLost(self.lost))
             return
         error = inner.exception()
+        # KilledWorker: dask gave up on a game that took down several workers in turn
+        # (matched by name: dask is not imported when it is not used).
         if isinstance(error, cf.BrokenExecutor) or type(error).__name__ == "KilledWorker":
             outer.set_exception(ExecutorLost(f"{self.lost} ({error})"))
         elif error is not None:
