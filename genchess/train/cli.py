@@ -28,18 +28,29 @@ files:
   <gene pool file>_games.txt every game as PGN (round, pool, IDs, result, reason, time control)
   genchess-plot <gene pool file> draws what evolved""")
     parser.add_argument("config", metavar="CONFIG", help="configuration file (see the keys below)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="play the games on a dask.distributed cluster: tcp://HOST:PORT of a "
+                             "running dask scheduler, or local:N for N worker processes on this "
+                             "machine (overrides the scheduler key; needs pip install "
+                             "\"genchess[cluster]\")")
     return parser
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    from genchess.train.executors import ClusterError, parse_scheduler
     from genchess.train.trainer import Trainer
 
     try:
         config = parse_config(args.config)
+        if args.scheduler is not None:
+            try:
+                config.scheduler = parse_scheduler(args.scheduler)
+            except ValueError as e:
+                raise ConfigError(f"--scheduler: {e}") from None
         trainer = Trainer(config)
         return trainer.run()
-    except (ConfigError, GenomeError) as e:
+    except (ConfigError, GenomeError, ClusterError) as e:
         print(f"genchess-train: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -23,7 +23,7 @@ class ConfigError(ValueError):
 @dataclass
 class Key:
     name: str
-    kind: str           # int, float, bool, path, mode, duration, volume
+    kind: str           # int, float, bool, path, mode, duration, volume, scheduler
     help: str
     lo: float | None = None
     required: bool = True
@@ -41,6 +41,10 @@ COMMON_KEYS = [
         None, False),
     Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
         "(round summaries only)", None, False),
+    Key("scheduler", "scheduler", "play the games on a dask.distributed cluster: tcp://HOST:PORT "
+        "of a running dask scheduler, or local:N for N worker processes on this machine "
+        "(needs pip install \"genchess[cluster]\"; genchess-train --scheduler overrides it)",
+        None, False),
 ]
 
 GENE_POOL_KEYS = [
@@ -105,6 +109,7 @@ class TrainConfig:
     quiet: bool = False
     champion: object = None             # champion.ChampionSettings, or None: no champion
     initial_genomes: Path | None = None
+    scheduler: str | None = None
 
     @property
     def games_file(self) -> Path:
@@ -161,6 +166,9 @@ def convert(key: Key, text: str, base_dir: Path):
         if method not in METHODS:
             raise ValueError(f"expected one of {', '.join(METHODS)}, not {text!r}")
         return method
+    elif key.kind == "scheduler":
+        from genchess.train.executors import parse_scheduler
+        return parse_scheduler(text)
     else:                                           # pragma: no cover - table error
         raise AssertionError(key.kind)
     if key.lo is not None and value < key.lo:
@@ -245,7 +253,8 @@ def common_settings(values: dict[str, object]) -> dict[str, object]:
     """The COMMON_KEYS settings as keyword arguments every method's config takes."""
     return dict(seed=values.get("seed"), opening_file=values.get("opening file"),
                 search=values.get("search", "iterative"), time_limit=values.get("time limit"),
-                quiet=values.get("output volume", "verbose") == "quiet")
+                quiet=values.get("output volume", "verbose") == "quiet",
+                scheduler=values.get("scheduler"))
 
 
 def champion_settings(path: Path, values: dict[str, object], lines: dict[str, int]):

@@ -1,31 +1,31 @@
 """The gene-pool run: rounds of games in parallel, breeding, swaps, files, console.
 
-Games are handed to a standard `concurrent.futures.Executor` a few at a time (no
-more in flight than there are workers) so that a pause, a stop or the time limit
-takes effect after the games already running, and each result is written the
-moment it arrives. Everything needed to resume lives in the two append-only
+Games are handed to the executor of executors.py (local processes or a dask
+cluster) a few at a time (no more in flight than there are workers) so that a
+pause, a stop or the time limit takes effect after the games already running,
+and each result is written the moment it arrives, once. Everything needed to resume lives in the two append-only
 files; see records.py for how a killed run is picked up again.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import os
 import random
 import signal
 import sys
 import time
-from collections import Counter, deque
+from collections import Counter
 from pathlib import Path
 
 from genchess.genome import GenomeError, parse_genome_text
 from genchess.genome.genome_file import StillAlive
+from genchess.train import executors
 from genchess.train.config import ConfigError, TrainConfig
 from genchess.train.pool import Pools, game_time
 from genchess.pgn import pgn_text
 from genchess.train.records import (AppendFile, is_pool_record_end, read_games_file,
                                     read_pool_file, set_aside, split_complete)
-from genchess.train.worker import GameJob, GameResult, init_worker, play_job
+from genchess.train.worker import GameJob, GameResult, play_job
 from genchess_core import Board, FenError
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -48,6 +48,11 @@ def read_openings(path: Path) -> list[str]:
     return fens
 
 
+def job_key(job: GameJob) -> tuple[int, int, int, int]:
+    """A game's identity: a pairing happens once per round and pool."""
+    return job.round, job.pool, job.white_id, job.black_id
+
+
 class PoolCounters:
     def __init__(self):
         self.results = Counter()
@@ -64,8 +69,9 @@ class Trainer:
     def __init__(self, config: TrainConfig, out=print, executor_factory=None):
         self.config = config
         self.out = out
+        # workers -> a context manager giving an executor (a plain Executor is one).
         self.executor_factory = executor_factory or (
-            lambda workers: cf.ProcessPoolExecutor(workers, initializer=init_worker))
+            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.openings = read_openings(config.opening_file) if config.opening_file else None
         self.pause_requested = False
@@ -220,28 +226,31 @@ class Trainer:
 
     def run(self) -> int:
         cfg = self.config
-        self.load_or_create()
-        self.install_signals()
         started = time.monotonic()
-        deadline = started + cfg.time_limit if cfg.time_limit else None
-        executor = self.executor_factory(cfg.workers)
         try:
-            while not self.stop_requested:
-                if deadline and time.monotonic() >= deadline:
-                    self.out(f"Time limit reached after {self.games_this_run} games this run.")
-                    break
-                self.round += 1
-                self.play_round(executor, deadline)
-                self.check_champion(executor)
+            # Connect first: a cluster that cannot be used leaves no files behind.
+            with self.executor_factory(cfg.workers) as executor:
+                self.load_or_create()
+                self.install_signals()
+                started = time.monotonic()
+                deadline = started + cfg.time_limit if cfg.time_limit else None
+                try:
+                    while not self.stop_requested:
+                        if deadline and time.monotonic() >= deadline:
+                            self.out(f"Time limit reached after {self.games_this_run} games this run.")
+                            break
+                        self.round += 1
+                        self.play_round(executor, deadline)
+                        self.check_champion(executor)
+                finally:
+                    self.pool_out.close()
+                    self.games_out.close()
         except KeyboardInterrupt:
-            self.kill(executor)
-            self.out(f"\nStopped. {self.pools.games_played} games are safely in {cfg.games_file}; "
-                     f"run the same command to resume.")
+            self.out(f"\nStopped. {self.games_on_disk()}")
             return 130
-        finally:
-            self.pool_out.close()
-            self.games_out.close()
-        executor.shutdown(wait=True)
+        except executors.ExecutorLost as e:
+            self.out(f"Stopped: {e}. {self.games_on_disk()}")
+            return 1
         wall = time.monotonic() - started
         if wall > 0 and self.games_this_run:
             share = self.search_seconds / (wall * cfg.workers)
@@ -268,13 +277,10 @@ class Trainer:
         champion.challenge(executor, cfg.workers, self.pools.genomes[best], self.openings or [None],
                            seconds, cfg.search, self.round, self.pools.games_played)
 
-    @staticmethod
-    def kill(executor) -> None:
-        # The process list must be read first: shutdown() forgets it.
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.kill()
+    def games_on_disk(self) -> str:
+        played = self.pools.games_played if hasattr(self, "pools") else 0
+        return (f"{played} games are safely in {self.config.games_file}; "
+                f"run the same command to resume.")
 
     def jobs_for_round(self) -> list[GameJob]:
         cfg = self.config
@@ -293,23 +299,24 @@ class Trainer:
     def play_round(self, executor, deadline) -> None:
         cfg = self.config
         round_start = time.monotonic()
-        pending = deque(self.jobs_for_round())
-        seconds = pending[0].seconds if pending else cfg.min_time
-        running: set[cf.Future] = set()
+        jobs = self.jobs_for_round()
+        seconds = jobs[0].seconds if jobs else cfg.min_time
         lines: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
         matings: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
-        while pending or running:
+
+        def may_submit():
             stopping = self.stop_requested or (deadline and time.monotonic() >= deadline)
-            while pending and len(running) < cfg.workers and not self.pause_requested and not stopping:
-                running.add(executor.submit(play_job, pending.popleft()))
-            if not running:
-                if self.pause_requested:
-                    self.pause()
-                    continue
-                break                           # stopping: the rest of the round is not played
-            done, running = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-            for future in done:
-                self.record(future.result(), lines, matings)
+            return not (self.pause_requested or stopping)
+
+        def on_idle():
+            if self.pause_requested:
+                self.pause()
+                return True
+            return False                        # stopping: the rest of the round is not played
+
+        for result in executors.completed(executor, play_job, jobs, cfg.workers,
+                                          may_submit=may_submit, on_idle=on_idle, key=job_key):
+            self.record(result, lines, matings)
         self.end_round(seconds, time.monotonic() - round_start, lines, matings)
 
     def pause(self) -> None:

@@ -1,8 +1,8 @@
 """One game in a worker process: the unit of work the trainer hands to an executor.
 
 Jobs and results are small plain dataclasses (genomes travel as text) so any
-`concurrent.futures.Executor` can run them: a local process pool today, a cluster
-executor (e.g. dask.distributed's `Client.get_executor()`) tomorrow. Each worker
+`concurrent.futures.Executor` can run them (executors.py: a local process pool or
+a dask.distributed cluster, which pickles them to its workers). Each worker
 process keeps its two engines between games; only their genomes change.
 """
 
@@ -35,6 +35,7 @@ class GameJob:
     start_fen: str | None
     seconds: float
     search_mode: str
+    depth: int | None = None    # fixed depth, no clock: a deterministic game (tests, benches)
 
 
 @dataclass
@@ -64,12 +65,13 @@ def play_job(job: GameJob) -> GameResult:
     white_engine, black_engine = engines_for(job.search_mode)
     white_engine.set_genome(parse_genome_text(job.white_genome).genomes[0])
     black_engine.set_genome(parse_genome_text(job.black_genome).genomes[0])
-    white = EnginePlayer(white_engine, f"GenChess {job.white_id}")
-    black = EnginePlayer(black_engine, f"GenChess {job.black_id}")
+    white = EnginePlayer(white_engine, f"GenChess {job.white_id}", depth=job.depth)
+    black = EnginePlayer(black_engine, f"GenChess {job.black_id}", depth=job.depth)
     spent = [0.0]
 
     def on_move(board, move, used, clock):
         spent[0] += used
 
-    record = play_game(white, black, job.start_fen, TimeControl(job.seconds), on_move=on_move)
+    control = None if job.depth else TimeControl(job.seconds)
+    record = play_game(white, black, job.start_fen, control, on_move=on_move)
     return GameResult(job, record, spent[0])
