@@ -276,6 +276,7 @@ class KendallTrainer:
         self.recorded: dict[tuple[int, int], tuple[str, int, int]] = {}   # (match, game) -> ...
         self.games_this_run = 0
         self.stop_requested = False
+        self.bar = None
 
     # ------------------------------------------------------------ state
 
@@ -444,7 +445,7 @@ class KendallTrainer:
         outcomes: Counter = Counter()
         results: Counter = Counter()
         start = time.monotonic()
-        bar = self.progress_bar(generation, 2 * len(pairs))
+        bar = self.bar = self.progress_bar(generation, 2 * len(pairs))
         try:
             while True:
                 # Outcomes strictly in match order: the sequential definition.
@@ -474,6 +475,7 @@ class KendallTrainer:
         finally:
             if bar is not None:
                 bar.close()
+            self.bar = None
         if applied < len(pairs):
             return False
         self.end_generation(generation, outcomes, results, time.monotonic() - start)
@@ -543,7 +545,7 @@ class KendallTrainer:
         if new:
             self.population_out.write("".join(g.to_text() for g in new))
         if not cfg.quiet:
-            self.out(f"  match {match.index + 1}: {match.first.id} vs {match.second.id}: "
+            self.say(f"  match {match.index + 1}: {match.first.id} vs {match.second.id}: "
                      f"{match.results[1]}, {match.results[2]} -> {verdict.outcome}"
                      + ("" if loser is None else f", {self.members[loser].id} replaces "
                         f"{(match.second if verdict.winner == 0 else match.first).id}"))
@@ -565,6 +567,13 @@ class KendallTrainer:
         self.out(f"  {'pawn = 100':<10}{header}")
         for label, values in (("mean", mean), ("sd", sigma)):
             self.out(f"  {label:<10}" + "".join(f"{v:>11.1f}" for v in scaled_to_pawn(values, mean[0])))
+
+    def say(self, text: str) -> None:
+        """A line during a generation: above the progress bar when one is drawn."""
+        if self.bar is not None and not self.bar.disable and self.out is print:
+            self.bar.write(text)
+        else:
+            self.out(text)
 
     def progress_bar(self, generation: int, games: int):
         if not self.progress:

@@ -315,8 +315,9 @@ def report_text(study, series, tallies, ranking, plots, matches) -> str:
     lines += table(["scaling factor"] + list(WEIGHT_NAMES),
                    [[f"{s.factor:g}"] + [f"{v:.1f}" for v in scaled_to_pawn(
                        np.array(s.final_average.weights), s.final_average.weights[0])] for s in series])
+    example = study.runs[0].average_file
     lines += ["", "Raw weights: `<factor dir>/population.txt_average.genome` (the last genome); "
-              "play one with `genchess --genome study/scale-1/population.txt_average.genome`.", "",
+              f"play one with `genchess --genome {example}`.", "",
               "## Plots (Figures 9-14 style)", ""]
     lines += [f"![{p.stem}]({p.name})" for p in plots]
     if matches:
