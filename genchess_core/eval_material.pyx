@@ -5,13 +5,14 @@
 # re-implementation study set to 0 because the original paper never gave them
 # (kept as settings so their effect can be studied). The king term is always zero
 # (one king each); it is kept so a genome is the paper's seven-weight vector.
-# Counting legal moves needs a move generation per side, which is the whole cost
-# of this evaluation when W[legal move] != 0; with it at 0 this is a popcount.
+# Counting legal moves (count_legal_as: popcounts of each piece's targets and one
+# attack map per side) is the whole cost of this evaluation when W[legal move] != 0;
+# with it at 0 this is a popcount.
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport bit, pop_lsb, popcount, FILE_A
 from genchess_core.position cimport Position, side_attacks
-from genchess_core.movegen cimport legal_moves_as
+from genchess_core.movegen cimport count_legal_as
 
 cdef U64 CENTRE = bit(27) | bit(28) | bit(35) | bit(36)
 cdef U64 ALL_SQUARES = 0xFFFFFFFFFFFFFFFFULL
@@ -54,14 +55,13 @@ cdef int passed_advanced(const Position* p, int c) noexcept nogil:
 
 
 cdef int evaluate_material(Position* p, const MaterialParams* m) noexcept nogil:
-    cdef Move moves[MAX_MOVES]
     cdef int us = p.side, them = p.side ^ 1, k
     cdef double total = 0.0
     for k in range(6):
         if m.weight[k] != 0.0:
             total += m.weight[k] * (popcount(p.bb[us * 6 + k]) - popcount(p.bb[them * 6 + k]))
     if m.weight[W_LEGAL_MOVE] != 0.0:
-        total += m.weight[W_LEGAL_MOVE] * (legal_moves_as(p, us, moves) - legal_moves_as(p, them, moves))
+        total += m.weight[W_LEGAL_MOVE] * (count_legal_as(p, us) - count_legal_as(p, them))
     if m.centre_bonus != 0.0:
         total += m.centre_bonus * (popcount(side_attacks(p, us, p.all, True) & CENTRE)
                                    - popcount(side_attacks(p, them, p.all, True) & CENTRE))

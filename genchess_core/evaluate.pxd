@@ -30,6 +30,7 @@ cdef enum:
 
 cdef struct EvalParams:
     int kind                    # an EvalKind: which scoring function and which fields below
+    int order_values[6]         # each piece kind's worth for move ordering, internal units
     MaterialParams material     # KIND_MATERIAL
     # KIND_GENETIC:
     double piece_values[6]      # normalised: sum over the starting army of |value| is 1

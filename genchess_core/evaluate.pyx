@@ -303,6 +303,22 @@ cdef int evaluate_genetic(Position* p, const EvalParams* e) noexcept nogil:
 
 # ------------------------------------------------------------ load time (Python)
 
+cdef enum:
+    ORDER_VALUE_LIMIT = 1 << 22     # keeps every ordering score inside its band in search
+
+
+cdef void set_order_values(EvalParams* e, values) except *:
+    """The piece values the search's value ordering uses (USE_VALUE_ORDERING):
+    each kind's own idea of a piece's worth, in EVAL_SCALE units, clamped so
+    that an evolved weight, however large, cannot move a capture out of the
+    captures' band. A kind's pack() may name them (`order_values`); else its
+    piece values are used."""
+    cdef double v
+    for k in range(6):
+        v = float(values[k]) * EVAL_SCALE
+        e.order_values[k] = <int>max(-ORDER_VALUE_LIMIT, min(ORDER_VALUE_LIMIT, v))
+
+
 cdef int make_params(EvalParams* e, dict packed) except -1:
     """Fill e from a genome's pack() dict; runs once per genome load."""
     kind = packed.get("kind", "genetic")
@@ -311,12 +327,15 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
     e.kind = KIND_CODES[kind]
     try:
         if e.kind == KIND_MATERIAL:
-            return material_params(&e.material, packed)
+            material_params(&e.material, packed)
+            set_order_values(e, packed.get("order_values", packed["material_weights"][:6]))
+            return 0
         values = [float(v) for v in packed["piece_values"]]
         if len(values) != 6:
             raise ValueError("piece_values needs 6 numbers")
         for k in range(6):
             e.piece_values[k] = values[k]
+        set_order_values(e, packed.get("order_values", values))
         for g, prefix in enumerate(GENE_PREFIXES):
             e.priority[g] = float(packed[f"{prefix}_priority"])
             e.exponent[g] = float(packed[f"{prefix}_exponent"])

@@ -97,3 +97,21 @@ def test_genchess_loads_a_material_genome_file(tmp_path):
     with chess.engine.SimpleEngine.popen_uci(argv, env=env) as engine:
         result = engine.play(chess.Board(), chess.engine.Limit(depth=3))
         assert result.move in chess.Board().legal_moves
+
+
+def test_legal_move_term_counts_like_python_chess_in_every_kind_of_position(perftsuite_fens):
+    """The legal-move count (counted, not listed) on positions with checks, pins,
+    en passant, castling and promotions, for the side to move and the other."""
+    rng = random.Random(12)
+    count_only = material((0, 0, 0, 0, 0, 0, 1)).pack()
+    checked = 0
+    for fen in perftsuite_fens:
+        board = chess.Board(fen)
+        for _ in range(6):
+            if not board.is_valid() or board.is_game_over():
+                break
+            us, them = side_counts(board, board.turn)[6], side_counts(board, not board.turn)[6]
+            assert evaluate_board(Board(board.fen()), count_only) == (us - them) * 1000, board.fen()
+            checked += 1
+            board.push(rng.choice(list(board.legal_moves)))
+    assert checked > 400

@@ -281,3 +281,31 @@ def test_losing_the_scheduler_stops_with_one_line_and_the_files_resume(tmp_path)
 
 def count_game_starts_text(text: str) -> int:
     return text.count("[Event ")
+
+
+def test_kendall_whitwell_run_on_the_cluster_equals_the_local_run(cluster, tmp_path):
+    """Kendall-Whitwell players search a fixed depth, so the whole run is deterministic:
+    the same seed gives byte-identical population and game files on any executor."""
+    from genchess.train.kendall import KendallTrainer
+    from train_helpers import config_text
+
+    settings = {"method": "kendall-whitwell", "population file": "kw.txt", "population": "5",
+                "generations": "2", "depth": "1", "seed": "8", "maximum simultaneous games": "2"}
+    files = {}
+    for name, scheduler in (("cluster", cluster), ("local", None)):
+        directory = tmp_path / name
+        directory.mkdir()
+        cfg = directory / "kw.cfg"
+        cfg.write_text(config_text(settings), encoding="utf-8")
+        config = parse_config(cfg)
+        config.population_file = directory / "kw.txt"
+        config.scheduler = scheduler
+        lines: list[str] = []
+        assert KendallTrainer(config, out=lines.append, progress=False).run() == 0, "\n".join(lines)
+        games = (directory / "kw.txt_games.txt").read_text()
+        # The Site tag names the run's file, which differs between the two directories,
+        # and games are appended as they finish, an order no executor promises.
+        games = "\n".join(line for line in games.splitlines() if not line.startswith("[Site "))
+        files[name] = [(directory / "kw.txt").read_text(), sorted(g.strip() for g in games.split("[Event "))]
+    assert files["cluster"] == files["local"]
+    assert len(files["local"][1]) - 1 == 2 * 2 * (5 - 1)

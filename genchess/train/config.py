@@ -23,7 +23,7 @@ class ConfigError(ValueError):
 @dataclass
 class Key:
     name: str
-    kind: str           # int, float, bool, path, mode, duration, volume, scheduler
+    kind: str           # int, float, floats (a list), bool, path, mode, duration, volume, method, scheduler
     help: str
     lo: float | None = None
     required: bool = True
@@ -85,6 +85,7 @@ KEYS_BY_NAME = {key.name: key for key in KEYS}
 # builder takes (path, values, lines) and returns the method's config object.
 METHODS = {
     "gene pool": ("genchess.train.config", "GENE_POOL_KEYS", "gene_pool_config"),
+    "kendall-whitwell": ("genchess.train.kendall", "KENDALL_KEYS", "kendall_config"),
 }
 UNITS = {"second": 1, "seconds": 1, "sec": 1, "s": 1, "minute": 60, "minutes": 60, "min": 60,
          "m": 60, "hour": 3600, "hours": 3600, "h": 3600, "day": 86400, "days": 86400}
@@ -159,6 +160,16 @@ def convert(key: Key, text: str, base_dir: Path):
         if text.lower() not in ("verbose", "quiet"):
             raise ValueError(f"expected verbose or quiet, not {text!r}")
         return text.lower()
+    elif key.kind == "floats":
+        try:
+            value = [float(word) for word in text.replace(",", " ").split()]
+        except ValueError:
+            raise ValueError(f"expected numbers separated by spaces, not {text!r}") from None
+        if not value or any(v != v or v in (float("inf"), float("-inf")) for v in value):
+            raise ValueError(f"expected finite numbers separated by spaces, not {text!r}")
+        if key.lo is not None and min(value) < key.lo:
+            raise ValueError(f"each must be at least {key.lo:g}, not {min(value):g}")
+        return value
     elif key.kind == "duration":
         return parse_duration(text)
     elif key.kind == "method":
@@ -233,17 +244,22 @@ def method_spec(method: str):
     return getattr(module, keys_attr) + COMMON_KEYS, getattr(module, builder_attr)
 
 
+def read_method(path: Path, entries: dict[str, tuple[str, int]]) -> str:
+    """The file's method, `gene pool` when it names none."""
+    if "method" not in entries:
+        return "gene pool"
+    text, n = entries["method"]
+    try:
+        return convert(KEYS_BY_NAME["method"], text, path.parent)
+    except ValueError as e:
+        raise ConfigError(f"{path}:{n}: method: {e}") from None
+
+
 def parse_config(path: str | Path):
     """The config object of the file's method (a TrainConfig for the gene pool)."""
     path = Path(path)
     entries = read_entries(path)
-    method = "gene pool"
-    if "method" in entries:
-        text, n = entries["method"]
-        try:
-            method = convert(KEYS_BY_NAME["method"], text, path.parent)
-        except ValueError as e:
-            raise ConfigError(f"{path}:{n}: method: {e}") from None
+    method = read_method(path, entries)
     keys, build = method_spec(method)
     values, lines = check_entries(path, entries, keys, method)
     return build(path, values, lines)

@@ -23,7 +23,7 @@ from genchess.train import executors
 from genchess.train.config import ConfigError, TrainConfig
 from genchess.train.pool import Pools, game_time
 from genchess.pgn import pgn_text
-from genchess.train.records import (AppendFile, is_pool_record_end, read_games_file,
+from genchess.train.records import (AppendFile, is_pool_record_end, move_aside, read_games_file,
                                     read_pool_file, set_aside, split_complete)
 from genchess.train.worker import GameJob, GameResult, play_job
 from genchess_core import Board, FenError
@@ -127,10 +127,7 @@ class Trainer:
             parse_genome_text(good, str(cfg.pool_file))
         except GenomeError:
             return False
-        aside = Path(str(cfg.pool_file) + ".torn")
-        with open(aside, "a", encoding="utf-8") as f:
-            f.write(text)
-        cfg.pool_file.unlink()
+        aside = move_aside(cfg.pool_file, text)
         self.out(f"warning: {cfg.pool_file} holds genomes but no round was ever started "
                  f"(the run was stopped while creating them); moved them to {aside}, starting afresh")
         return True
