@@ -154,7 +154,7 @@ def run_gauntlet(args, out=print) -> int:
     from genchess.strength.cli import UsageError, load_openings, parse_control, probe_all
     from genchess.strength.ratings import Opponent, fit_rating
     from genchess.strength.runner import MatchRunner
-    from genchess.strength.engines import SpecError, find_command, parse_engine_spec
+    from genchess.strength.engines import SpecError, parse_engine_spec
 
     try:
         config = parse_gauntlet(args.config)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import os
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -27,6 +26,7 @@ from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
 from genchess.strength.sprt import CONTINUE, Sprt
 from genchess.strength.stats import MatchStats, format_elo
+from genchess.train import executors
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 MAX_PLIES = 1000            # a game still going after this is a draw
@@ -78,11 +78,6 @@ def play_match_job(job: MatchJob) -> tuple[MatchJob, GameRecord]:
     record = play_game(white, black, job.opening.fen, job.control, max_plies=job.max_plies,
                        opening_moves=job.opening.moves)
     return job, record
-
-
-def init_worker() -> None:
-    from genchess.train.worker import init_worker as ignore_signals
-    ignore_signals()
 
 
 def default_concurrency() -> int:
@@ -149,8 +144,7 @@ class MatchRunner:
         self.out = out
         self.event = event
         self.max_plies = max_plies
-        self.executor_factory = executor_factory or (
-            lambda n: cf.ProcessPoolExecutor(n, initializer=init_worker))
+        self.executor_factory = executor_factory or executors.local_process_pool
         names = [spec.name or spec.text for spec in engines]
         if names[0] == names[1]:
             names = [f"{names[0]} (1)", f"{names[1]} (2)"]
@@ -197,7 +191,7 @@ class MatchRunner:
             if pgn is not None:
                 pgn.close()
             if self.result.stopped:
-                kill(executor)
+                executors.stop_now(executor)
             else:
                 executor.shutdown(wait=True)
         return self.result
@@ -238,10 +232,3 @@ class MatchRunner:
 def _named(spec: EngineSpec, name: str) -> EngineSpec:
     import dataclasses
     return dataclasses.replace(spec, name=name)
-
-
-def kill(executor) -> None:
-    """Stop a process pool now, games in progress and all (their results are not
-    wanted); the workers' engines see their input close and exit."""
-    from genchess.train.trainer import Trainer
-    Trainer.kill(executor)

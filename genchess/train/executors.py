@@ -113,12 +113,14 @@ def _watch_trainer(trainer_pid: int, parent: int) -> None:
     os._exit(1)
 
 
-def _local_executor(workers: int) -> cf.ProcessPoolExecutor:
+def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """`workers` local processes that die with this process (for trainers and matches)."""
     return cf.ProcessPoolExecutor(workers, initializer=init_local_worker, initargs=(os.getpid(),))
 
 
-def _stop_local_now(executor) -> None:
-    # The process list must be read first: shutdown() forgets it.
+def stop_now(executor) -> None:
+    """Stop an executor at once, games in progress and all (their results are not
+    wanted). The process list must be read first: shutdown() forgets it."""
     processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -221,13 +223,13 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
     Raises ClusterError when the cluster cannot be used.
     """
     if scheduler is None:
-        executor = GameExecutor(_local_executor(workers),
+        executor = GameExecutor(local_process_pool(workers),
                                 "a local worker process died unexpectedly (killed? out of memory?)")
         try:
             yield executor
         except BaseException:
             executor.closing = True
-            _stop_local_now(executor.inner)
+            stop_now(executor.inner)
             raise
         executor.shutdown(wait=True)
         return
