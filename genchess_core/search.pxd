@@ -51,3 +51,10 @@ cdef struct SearchState:
 
 cdef double monotonic_seconds() noexcept nogil
 cdef int search_root(SearchState* s, int depth, int first, double budget) noexcept nogil
+
+
+cdef class Searcher:
+    cdef SearchState* s
+    cdef TT tt
+    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
+    cdef double soft_deadline           # monotonic seconds; 0: none

@@ -477,10 +477,7 @@ cdef class Searcher:
     `search()` runs iterative deepening (or one budget pass), releasing the GIL
     for each iteration; `stop()` may be called from any thread."""
 
-    cdef SearchState* s
-    cdef TT tt
-    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
-    cdef double soft_deadline           # monotonic seconds; 0: none
+    # Attributes are declared in search.pxd, so other search modes (gasearch) can use them.
 
     def __cinit__(self, int hash_mb=16):
         self.s = <SearchState*>calloc(1, sizeof(SearchState))
@@ -552,17 +549,32 @@ cdef class Searcher:
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
-               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
+               int ga_level=1, int ga_nodes=1000000):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
         the search then. In budget mode `depth` counts passes and the passes
-        together spend about `budget_nodes`. The result
+        together spend about `budget_nodes`. Mode `minimax` is iterative deepening
+        with every feature off (plain minimax, no pruning, no quiescence); mode `ga`
+        is the GA tree search (gasearch.ga_search, ga_level and ga_nodes). The result
         and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
         lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
+        cdef int features = s.features
+        if mode == "ga":
+            from genchess_core.gasearch import ga_search
+            return ga_search(self, board, node_limit, soft_time, hard_time, searchmoves,
+                             ga_level, ga_nodes, on_iteration)
+        if mode == "minimax":
+            s.features = 0
+            try:
+                return self.search(board, max_depth, node_limit, soft_time, hard_time,
+                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration)
+            finally:
+                s.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted
         cdef double start = monotonic_seconds(), budget = budget_nodes
         s.pos = board.pos
