@@ -62,8 +62,8 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, game_status,
                                     STATUS_ONGOING, STATUS_CHECKMATE, insufficient_material)
 from genchess_core.evaluate cimport evaluate
-from genchess_core.search cimport (SearchState, Searcher, monotonic_seconds, MATE_SCORE,
-                                   INFINITE_SCORE)
+from genchess_core.search cimport (SearchState, Searcher, monotonic_seconds, set_root_moves,
+                                   MATE_SCORE, INFINITE_SCORE)
 from genchess_core.playout cimport xorshift64
 from genchess_core.board cimport Board
 
@@ -233,22 +233,28 @@ cdef inline void count_node(SearchState* s) noexcept nogil:
             s.stop = 1
 
 
-cdef bint is_legal(const Position* p, Move m) noexcept nogil:
+cdef Move legal_version(const Position* p, Move m) noexcept nogil:
+    """The legal move with m's squares and promotion, or MOVE_NONE. A move's capture
+    and en-passant flags depend on the position: the same squares may capture in a
+    crossover child where they did not in the parent."""
     cdef Move moves[MAX_MOVES]
     cdef int n = generate_legal(p, moves, GEN_ALL), i
     for i in range(n):
-        if moves[i] == m:
-            return True
-    return False
+        if (moves[i] & 0xFFF) == (m & 0xFFF) and move_is_promotion(moves[i]) == move_is_promotion(m) \
+                and (not move_is_promotion(m) or move_promo_kind(moves[i]) == move_promo_kind(m)):
+            return moves[i]
+    return MOVE_NONE
 
 
-cdef int replay(GAState* g, const Move* moves, int n, bint cut) noexcept nogil:
-    """Play a branch from the root, each move checked for legality in turn. Returns
-    how many moves were played (the caller unwinds them); with `cut` it stops at
-    the first illegal move, without it an illegal move unwinds and returns -1."""
+cdef int replay(GAState* g, Move* moves, int n, bint cut) noexcept nogil:
+    """Play a branch from the root, each move checked for legality in turn (and its
+    flags set for the position). Returns how many moves were played (the caller
+    unwinds them); with `cut` it stops at the first illegal move, without it an
+    illegal move unwinds and returns -1."""
     cdef int i
     for i in range(n):
-        if not is_legal(&g.s.pos, moves[i]):
+        moves[i] = legal_version(&g.s.pos, moves[i])
+        if moves[i] == MOVE_NONE:
             if cut:
                 return i
             unwind(g, moves, i)
@@ -435,10 +441,10 @@ cdef int mutate_child(GAState* g, const Move* a, int na, int place, Move* child)
     count_node(s)
     length = place + 1
     for i in range(place + 1, na):
-        if not is_legal(&s.pos, a[i]):
+        child[length] = legal_version(&s.pos, a[i])
+        if child[length] == MOVE_NONE:
             break
-        child[length] = a[i]
-        make_move(&s.pos, a[i], &g.undo[length])
+        make_move(&s.pos, child[length], &g.undo[length])
         count_node(s)
         length += 1
     unwind(g, child, length)
@@ -623,17 +629,7 @@ def ga_search(Searcher searcher, Board board, U64 node_limit=0, soft_time=None, 
     s.node_limit = node_limit
     searcher.set_time_limits(soft_time, hard_time)
     end_time = searcher.soft_deadline if searcher.soft_deadline > 0 else s.deadline
-    n = generate_legal(&s.pos, moves, GEN_ALL)
-    wanted = set(searchmoves) if searchmoves else None
-    s.n_root = 0
-    for i in range(n):
-        if wanted is None or move_to_uci(moves[i]) in wanted:
-            s.root_moves[s.n_root] = moves[i]
-            s.n_root += 1
-    if s.n_root == 0:
-        for i in range(n):
-            s.root_moves[i] = moves[i]
-        s.n_root = n
+    n = set_root_moves(s, searchmoves)
     if n == 0:
         return {"depth": 0, "seldepth": 0, "nodes": 0, "time": 0.0, "hashfull": 0,
                 "lines": [(-MATE_SCORE if in_check(&s.pos) else 0, [])], "string": ""}
@@ -659,14 +655,11 @@ def ga_search(Searcher searcher, Board board, U64 node_limit=0, soft_time=None, 
 
 cdef _GA test_ga(Searcher searcher, Board board, int pool_nodes):
     cdef _GA ga = _GA()
-    cdef Move moves[MAX_MOVES]
     ga.setup(searcher, board, pool_nodes, 1)
     searcher.s.nodes = 0
     searcher.s.node_limit = 0
     searcher.s.deadline = 0.0
-    searcher.s.n_root = generate_legal(&searcher.s.pos, moves, GEN_ALL)
-    for i in range(searcher.s.n_root):
-        searcher.s.root_moves[i] = moves[i]
+    set_root_moves(searcher.s, None)
     return ga
 
 

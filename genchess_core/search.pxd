@@ -51,6 +51,7 @@ cdef struct SearchState:
 
 cdef double monotonic_seconds() noexcept nogil
 cdef int search_root(SearchState* s, int depth, int first, double budget) noexcept nogil
+cdef int set_root_moves(SearchState* s, searchmoves) except -1
 
 
 cdef class Searcher:

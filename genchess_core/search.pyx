@@ -461,6 +461,25 @@ cdef void order_root_by_eval(SearchState* s) noexcept nogil:
 
 # ------------------------------------------------------------ Python driver
 
+cdef int set_root_moves(SearchState* s, searchmoves) except -1:
+    """Fill s.root_moves with the legal moves of s.pos that `searchmoves` (UCI
+    strings, or None for all) names; return the number of legal moves."""
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_legal(&s.pos, moves, GEN_ALL), i
+    wanted = set(searchmoves) if searchmoves else None
+    s.n_root = 0
+    for i in range(n):
+        if wanted is None or move_to_uci(moves[i]) in wanted:
+            s.root_moves[s.n_root] = moves[i]
+            s.n_root += 1
+    if s.n_root == 0:
+        # searchmoves named no legal move: better any legal move than none.
+        for i in range(n):
+            s.root_moves[i] = moves[i]
+        s.n_root = n
+    return n
+
+
 FEATURE_NAMES = {
     "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
@@ -585,18 +604,7 @@ cdef class Searcher:
         s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
         tt_new_search(&self.tt)
         memset(s.killers, 0, sizeof(s.killers))
-        n = generate_legal(&s.pos, moves, GEN_ALL)
-        s.n_root = 0
-        wanted = set(searchmoves) if searchmoves else None
-        for i in range(n):
-            if wanted is None or move_to_uci(moves[i]) in wanted:
-                s.root_moves[s.n_root] = moves[i]
-                s.n_root += 1
-        if s.n_root == 0:
-            # searchmoves named no legal move: better any legal move than none.
-            for i in range(n):
-                s.root_moves[i] = moves[i]
-            s.n_root = n
+        n = set_root_moves(s, searchmoves)
         result = {"depth": 0, "seldepth": 0, "nodes": 0, "time": 0.0, "hashfull": 0, "lines": []}
         if s.n_root == 0:
             if n == 0:
