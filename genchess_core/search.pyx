@@ -232,7 +232,9 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         entry = tt_probe(s.tt, p.key)
         if entry != NULL:
             hash_move = entry.move
-            if entry.depth >= depth and not pv_node and use_ab:
+            # Without alpha-beta every stored score is exact, so a transposition
+            # is a hit in every node (minimax + TT, Kendall-Whitwell's Table 1).
+            if entry.depth >= depth and (not pv_node or not use_ab):
                 score = score_from_tt(entry.score, ply)
                 bound = entry.bound_age & 3
                 if bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) \
