@@ -638,6 +638,8 @@ def ga_search(Searcher searcher, Board board, U64 node_limit=0, soft_time=None, 
         ga_init(g, level)
     if s.n_root > 1:
         while not out_of_time(g, end_time):
+            # Re-read: a ponderhit sets the limits while the search runs.
+            end_time = searcher.soft_deadline if searcher.soft_deadline > 0 else s.deadline
             until = monotonic_seconds() + REPORT_SECONDS
             if end_time > 0 and end_time < until:
                 until = end_time
