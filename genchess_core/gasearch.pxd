@@ -37,9 +37,10 @@ cdef struct GAState:
     U64 branches                # branches inserted (each a new branch end)
     int full                    # the node pool is full: stop and play the best
     int root_side
+    int init_done               # root moves whose initial branches are all in the tree
     Undo undo[GA_MAX_PLY]
     Move qpv[GA_MAX_PLY][GA_MAX_PLY]
     int qpv_len[GA_MAX_PLY]
 
-cdef int ga_init(GAState* g, int level) noexcept nogil
+cdef int ga_init(GAState* g, int level, double until) noexcept nogil
 cdef void ga_run(GAState* g, double until) noexcept nogil

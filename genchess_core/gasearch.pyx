@@ -37,8 +37,10 @@
 #   Each generation draws GA_SAMPLE ends at random plus the current best branch
 #   (the principal variation), and the GA_PARENTS fittest of those breed
 #   (truncation selection): parents 2i and 2i+1 cross over, each parent mutates
-#   once. Fitness is computed only for the sample (a pass over all ends each
-#   generation would cost as much as the generation).
+#   once: up to GA_PARENTS crossover children and GA_PARENTS mutants a
+#   generation, each inserted at once (steady state: nothing is ever removed, the
+#   tree is the memory). Fitness is computed only for the sample (a pass over all
+#   ends each generation would cost as much as the generation).
 # - Crossover: one break point drawn uniformly in [1, min(len a, len b) - 1];
 #   both children a[:p] + b[p:] and b[:p] + a[p:] are replayed and dropped if any
 #   move is illegal (colours alternate because each move must be legal for the
@@ -488,14 +490,45 @@ cdef bint out_of_time(GAState* g, double until) noexcept nogil:
     return False
 
 
-cdef int ga_init(GAState* g, int level) noexcept nogil:
-    """The initial population: every root move (level 1) or two-ply branch (level 2)."""
+cdef void order_root_moves(GAState* g) noexcept nogil:
+    """Root moves best static value first (insertion sort; one evaluation each)."""
+    cdef SearchState* s = g.s
+    cdef int values[MAX_MOVES]
+    cdef int i, j, v
+    cdef Move m
+    cdef Undo u
+    for i in range(s.n_root):
+        make_move(&s.pos, s.root_moves[i], &u)
+        values[i] = root_view(g, evaluate(&s.pos, &s.params))
+        unmake_move(&s.pos, s.root_moves[i], &u)
+    for i in range(1, s.n_root):
+        m = s.root_moves[i]
+        v = values[i]
+        j = i - 1
+        while j >= 0 and values[j] < v:
+            s.root_moves[j + 1] = s.root_moves[j]
+            values[j + 1] = values[j]
+            j -= 1
+        s.root_moves[j + 1] = m
+        values[j + 1] = v
+
+
+cdef int ga_init(GAState* g, int level, double until) noexcept nogil:
+    """The initial population: every root move (level 1) or two-ply branch (level 2).
+    Root moves go best static value first, and when the clock runs out part way
+    (level 2 at short time controls) the rest are left out and g.init_done says
+    how many were completed: only those may be played, since a root move with
+    half its replies in the tree looks better than it is."""
     cdef Move branch[GA_MAX_PLY]
     cdef Move replies[MAX_MOVES]
     cdef int i, j, n
     cdef SearchState* s = g.s
     g.root_side = s.pos.side
+    g.init_done = 0
+    order_root_moves(g)
     for i in range(s.n_root):
+        if i > 0 and out_of_time(g, until):
+            return -1
         branch[0] = s.root_moves[i]
         make_move(&s.pos, branch[0], &g.undo[0])
         count_node(s)
@@ -503,7 +536,7 @@ cdef int ga_init(GAState* g, int level) noexcept nogil:
         if n == 0:
             add_branch(g, branch, 1)
         for j in range(n):
-            if g.full or (s.stop and j > 0):    # stopped: one reply per root move
+            if g.full or s.stop:
                 break
             branch[1] = replies[j]
             make_move(&s.pos, branch[1], &g.undo[1])
@@ -511,9 +544,22 @@ cdef int ga_init(GAState* g, int level) noexcept nogil:
             add_branch(g, branch, 2)
             unmake_move(&s.pos, branch[1], &g.undo[1])
         unmake_move(&s.pos, branch[0], &g.undo[0])
-        if g.full:
+        if g.full or s.stop:
             return -1
+        g.init_done = i + 1
     return 0
+
+
+cdef bint init_covers(GAState* g, Move m) noexcept nogil:
+    """Whether root move m may be played: its initial branches are all in the tree
+    (or no root move's are, and any valued one will do)."""
+    cdef int i
+    if g.init_done == 0 or g.init_done >= g.s.n_root:
+        return True
+    for i in range(g.init_done):
+        if g.s.root_moves[i] == m:
+            return True
+    return False
 
 
 cdef void ga_run(GAState* g, double until) noexcept nogil:
@@ -596,14 +642,16 @@ cdef class _GA:
                 "time": monotonic_seconds() - start, "hashfull": 0, "lines": [line],
                 "string": f"ga tree {g.tree.size} branches {g.branches} "
                           f"generations {g.generations}",
-                "tree_size": g.tree.size, "branches": g.branches, "generations": g.generations}
+                "tree_size": g.tree.size, "branches": g.branches, "generations": g.generations,
+                "init_done": g.init_done}
 
     cdef int root_best(self):
         """The root child with the best value, -1 if none is valued."""
         cdef GATree* t = &self.g.tree
         cdef int c = t.nodes[0].first_child, best = -1
         while c >= 0:
-            if t.nodes[c].value != GA_NO_VALUE and (best < 0 or t.nodes[c].value > t.nodes[best].value):
+            if t.nodes[c].value != GA_NO_VALUE and init_covers(&self.g, t.nodes[c].move) \
+                    and (best < 0 or t.nodes[c].value > t.nodes[best].value):
                 best = c
             c = t.nodes[c].next_sibling
         return best
@@ -635,7 +683,7 @@ def ga_search(Searcher searcher, Board board, U64 node_limit=0, soft_time=None, 
                 "lines": [(-MATE_SCORE if in_check(&s.pos) else 0, [])], "string": ""}
 
     with nogil:
-        ga_init(g, level)
+        ga_init(g, level, end_time)
     if s.n_root > 1:
         while not out_of_time(g, end_time):
             # Re-read: a ponderhit sets the limits while the search runs.

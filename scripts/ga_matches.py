@@ -57,6 +57,7 @@ def run_depths(args) -> int:
             ax.plot([d for d, _ in points], [p for _, p in points], marker="o", label=f"GA v {name}")
     ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     ax.set_ylim(0, 100)
+    ax.set_xticks(sorted({d for points in curves.values() for d, _ in points}))
     ax.set_xlabel("opponent's depth limit (plies); GA given the opponent's mean time")
     ax.set_ylabel("GA score %")
     ax.set_title(f"GA tree search by depth (after Dehghani & Babamir, Figs 33-34), "

@@ -83,6 +83,7 @@ def main(argv=None) -> int:
         ds = sorted(table[name])
         ax.plot(ds, [table[name][d][0] for d in ds], marker="o", label=name)
     ax.set_yscale("log")
+    ax.set_xticks(depths)
     ax.set_xlabel("depth (plies)")
     ax.set_ylabel(f"nodes, sum over {len(fens)} positions")
     ax.set_title("Search effort by depth (after Kendall & Whitwell, Tables 1-2)")

@@ -193,6 +193,22 @@ def test_the_pool_is_never_exceeded(searcher, pool):
     assert chess.Move.from_uci(result["lines"][0][1][0]) in chess.Board(fen).legal_moves
 
 
+def test_a_level_2_start_cut_short_plays_only_a_completed_root_move(searcher):
+    fen = LEGAL_CASES["middle game"]
+    board = Board(fen)
+    # The start takes root moves best static value first.
+    order = []
+    for move in board.legal_moves():
+        after = board.copy()
+        after.push_uci(move)
+        order.append((searcher.evaluate(after), move))
+    order = [move for _, move in sorted(order, key=lambda pair: pair[0])]
+    searcher.clear_stop()
+    result = ga_search(searcher, board, node_limit=5000, level=2)
+    assert 0 < result["init_done"] < len(order)
+    assert result["lines"][0][1][0] in order[:result["init_done"]]
+
+
 def test_the_ga_finds_a_winning_capture(searcher):
     # A hanging queen: every branch through the capture backs up a queen ahead.
     fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"
