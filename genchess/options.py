@@ -32,7 +32,7 @@ SPINS = {
     "Move Overhead": Spin(30, 0, 5000),
     "MultiPV": Spin(1, 1, 10),
     "GA Init Level": Spin(1, 1, 2),                     # GA search: root moves or two-ply branches
-    "GA Nodes": Spin(DEFAULT_POOL_NODES, 1000, 50_000_000),   # GA search: node pool (28 bytes each)
+    "GA Nodes": Spin(DEFAULT_POOL_NODES, 1000, 50_000_000),   # GA search: node pool (32 bytes each)
 }
 
 

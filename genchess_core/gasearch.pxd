@@ -10,7 +10,7 @@ cdef enum:
     GA_NO_VALUE = -2147483647   # a node nobody has valued yet
     GA_SAMPLE = 32              # branch ends drawn at random each generation
     GA_PARENTS = 8              # the fittest of the sample (and the best branch) breed
-    GA_DEFAULT_NODES = 1000000  # node pool size (28 bytes a node)
+    GA_DEFAULT_NODES = 1000000  # node pool size (a GANode and a population slot: 32 bytes)
 
 cdef struct GANode:
     int parent
