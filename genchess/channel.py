@@ -14,6 +14,7 @@ import datetime
 import io
 import sys
 import threading
+import time
 
 MAX_LINE = 100_000     # characters kept of a line; a longer one is truncated
 
@@ -25,6 +26,7 @@ class Channel:
         self.out = out if out is not None else sys.stdout
         self.lock = threading.Lock()
         self.log = open(log_path, "a", encoding="utf-8", buffering=1) if log_path else None
+        self.received: float | None = None      # time.monotonic() of the last line read
 
     def _log(self, direction: str, line: str) -> None:
         if self.log is not None:
@@ -46,6 +48,8 @@ class Channel:
                 if not rest or rest.endswith("\n"):
                     break
         line = line.rstrip("\r\n").replace("\x00", "")
+        # The GUI's clock for a `go` runs from here: searches count their time from it.
+        self.received = time.monotonic()
         with self.lock:
             self._log(">>", line)
         return line

@@ -25,7 +25,9 @@ def cmd_perft(args):
     from genchess_core import Board, FenError
 
     try:
-        board = Board(args.fen) if args.fen else Board()
+        # `--fen ""` is a FEN, and an empty one is bad (as python-chess has it);
+        # only leaving the option out means the start position.
+        board = Board(args.fen) if args.fen is not None else Board()
     except FenError as e:
         print(f"genchess perft: {e}", file=sys.stderr)
         return 2
@@ -211,6 +213,21 @@ def build_parser():
     p.add_argument("--unicode", action="store_true", help="draw the pieces with chess symbols")
     p.set_defaults(func=_cmd_play)
 
+    p = sub.add_parser("match", help="play a match between two engines: Elo, LOS, SPRT",
+                       description="Play game pairs (each opening with both colours) between two "
+                                   "engines with real clocks; print W/D/L, Elo with its 95% "
+                                   "interval, LOS, pentanomial counts, and SPRT if asked.")
+    from genchess.strength.cli import add_match_arguments
+    add_match_arguments(p)
+    p.set_defaults(func=_cmd_match)
+
+    p = sub.add_parser("gauntlet", help="rate an engine against reference engines of known rating",
+                       description="Play an engine against every opponent of a gauntlet config, "
+                                   "fit one rating with its 95% interval, write a table and a plot.")
+    from genchess.strength.gauntlet import add_gauntlet_arguments
+    add_gauntlet_arguments(p)
+    p.set_defaults(func=_cmd_gauntlet)
+
     p = sub.add_parser("selftest", help="check the rules and the players (no pytest needed)",
                        description="A quick built-in check of move generation, the rules and the "
                                    "players; exits non-zero on any failure.")
@@ -231,6 +248,16 @@ def _seconds(text):
 def _cmd_play(args):
     from genchess.play import cmd_play
     return cmd_play(args)
+
+
+def _cmd_match(args):
+    from genchess.strength.cli import cmd_match
+    return cmd_match(args)
+
+
+def _cmd_gauntlet(args):
+    from genchess.strength.gauntlet import cmd_gauntlet
+    return cmd_gauntlet(args)
 
 
 def _cmd_selftest(args):

@@ -87,7 +87,8 @@ class BackgroundSearch:
         """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
         if self.is_searching():
             raise RuntimeError("set_position while searching")
-        board = Board(fen) if fen and fen != "startpos" else Board(STARTING_FEN)
+        # None means the start position; an empty FEN is a bad FEN, not a default.
+        board = Board(STARTING_FEN) if fen is None or fen == "startpos" else Board(fen)
         for move in moves:
             board.push_uci(move)
         self.wait()
@@ -179,7 +180,8 @@ class Engine(BackgroundSearch):
 
     def ponderhit(self, limits: Limits) -> None:
         """The opponent played the pondered move: continue as a normal timed search."""
-        budget = self._budget(Limits(**{**limits.__dict__, "ponder": False}))
+        # The clock runs from now (the ponderhit), not from the `go ponder`.
+        budget = self._budget(Limits(**{**limits.__dict__, "ponder": False, "received": None}))
         self.searcher.set_time_limits(budget.soft, budget.hard)
         self._ponderhit.set()
 
@@ -222,6 +224,8 @@ class Engine(BackgroundSearch):
     def _search(self, limits: Limits, on_info) -> SearchResult:
         board = self.board
         budget = self._budget(limits)
+        if limits.received is not None:
+            budget = budget.after(time.monotonic() - limits.received)
         mode = self.search_mode
         if mode == "budget" and (limits.depth is not None or limits.infinite or limits.ponder
                                  or limits.mate):

@@ -24,15 +24,81 @@ from genchess_core import Board
 @dataclass
 class TimeControl:
     """`base` seconds per side, `increment` seconds per move, topped up by `base`
-    every `moves` moves (0: one period for the whole game)."""
-    base: float
+    every `moves` moves (0: one period for the whole game); or instead a fixed
+    limit per move: `movetime` seconds, `nodes` or `depth` (no clock then, and a
+    flag falls only for a move slower than `movetime`). `margin` seconds of
+    overrun are forgiven (cutechess's timemargin; 0: none)."""
+    base: float = 0.0
     increment: float = 0.0
     moves: int = 0
+    movetime: float | None = None
+    nodes: int | None = None
+    depth: int | None = None
+    margin: float = 0.0
+
+    @property
+    def per_move(self) -> bool:
+        return self.movetime is not None or self.nodes is not None or self.depth is not None
 
     def describe(self) -> str:
-        """The PGN TimeControl tag: `40/20+0.1`, `60+0.5` or `60`."""
+        """The PGN TimeControl tag: `40/20+0.1`, `60+0.5`, `60`; `1/0.5` for a fixed
+        time per move; `-` for fixed nodes or depth (no time limit)."""
+        if self.movetime is not None:
+            return f"1/{self.movetime:g}"
+        if self.per_move:
+            return "-"
         text = f"{self.base:g}" + (f"+{self.increment:g}" if self.increment else "")
         return f"{self.moves}/{text}" if self.moves else text
+
+    def spelling(self) -> str:
+        """What `--tc` accepts back: `10+0.1`, `40/60`, `st=0.5`, `nodes=1000`, `depth=6`."""
+        if self.movetime is not None:
+            return f"st={self.movetime:g}"
+        if self.nodes is not None:
+            return f"nodes={self.nodes}"
+        if self.depth is not None:
+            return f"depth={self.depth}"
+        return self.describe()
+
+    @classmethod
+    def parse(cls, text: str) -> "TimeControl":
+        """`base+inc`, `moves/base(+inc)`, `st=SECONDS` (or movetime=), `nodes=N`,
+        `depth=N`; ValueError saying what is wrong."""
+        spelled = text.strip().lower()
+        key, eq, value = spelled.partition("=")
+        if eq:
+            if key in ("st", "movetime"):
+                seconds = _number(value, text)
+                if seconds <= 0:
+                    raise ValueError(f"time control {text!r}: the time per move must be positive")
+                return cls(movetime=seconds)
+            if key in ("nodes", "depth"):
+                if not value.isdigit() or int(value) < 1:
+                    raise ValueError(f"time control {text!r}: {key} must be a whole number of at least 1")
+                return cls(**{key: int(value)})
+            raise ValueError(f"time control {text!r}: expected st=, movetime=, nodes= or depth=")
+        moves, slash, rest = spelled.rpartition("/")
+        if slash and not (moves.isdigit() and int(moves) >= 1):
+            raise ValueError(f"time control {text!r}: moves per period must be a whole number of at least 1")
+        base, plus, inc = rest.partition("+")
+        control = cls(_number(base, text), _number(inc, text) if plus else 0.0,
+                      int(moves) if slash else 0)
+        if control.base <= 0:
+            raise ValueError(f"time control {text!r}: the base time must be positive")
+        if control.increment < 0:
+            raise ValueError(f"time control {text!r}: the increment must not be negative")
+        return control
+
+
+def _number(value: str, text: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"time control {text!r}: {value!r} is not a number of seconds "
+                         f"(expected e.g. 10+0.1, 40/60, st=0.5, nodes=10000, depth=6)") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ValueError(f"time control {text!r}: {value!r} is not a finite number")
+    return number
 
 
 @dataclass
@@ -52,20 +118,27 @@ class Clock:
         return self.control.moves - self.moves_made[side] % self.control.moves
 
     def limits(self, white_to_move: bool) -> Limits:
+        control = self.control
+        if control.per_move:
+            return Limits(movetime=int(control.movetime * 1000) if control.movetime is not None else None,
+                          nodes=control.nodes, depth=control.depth)
         side = 0 if white_to_move else 1
-        inc_ms = int(self.control.increment * 1000)
+        inc_ms = int(control.increment * 1000)
         return Limits(wtime=int(self.remaining[0] * 1000), btime=int(self.remaining[1] * 1000),
                       winc=inc_ms, binc=inc_ms, movestogo=self.moves_to_go(side))
 
     def punch(self, side: int, used: float) -> bool:
         """Charge `used` seconds to `side`; False if the flag fell."""
-        self.remaining[side] -= used
-        if self.remaining[side] < 0:
-            return False
-        self.remaining[side] += self.control.increment
+        control = self.control
         self.moves_made[side] += 1
-        if self.control.moves and self.moves_made[side] % self.control.moves == 0:
-            self.remaining[side] += self.control.base
+        if control.per_move:
+            return control.movetime is None or used <= control.movetime + control.margin
+        self.remaining[side] -= used
+        if self.remaining[side] < -control.margin:
+            return False
+        self.remaining[side] = max(self.remaining[side], 0.0) + control.increment
+        if control.moves and self.moves_made[side] % control.moves == 0:
+            self.remaining[side] += control.base
         return True
 
 
@@ -79,7 +152,18 @@ class GameEnded(Exception):
 
 
 class TimeExpired(Exception):
-    """Raised by a player whose flag fell while it was still choosing (a person typing)."""
+    """Raised by a player whose flag fell while it was still choosing (a person typing,
+    an external engine that had to be stopped)."""
+
+
+class PlayerFailed(Exception):
+    """Raised by a player that broke the rules or died (an external engine's illegal
+    move, crash or protocol error): it loses the game, with `termination` (e.g.
+    "illegal move", "crash") and the `reason` sentence recorded."""
+
+    def __init__(self, termination: str, reason: str):
+        super().__init__(reason)
+        self.termination, self.reason = termination, reason
 
 
 class Player(Protocol):
@@ -155,6 +239,7 @@ class GameRecord:
     black: str
     time_control: str = "-"
     clock: list[float] = field(default_factory=list)
+    opening_plies: int = 0      # the first moves were the opening's, not the players'
 
     @property
     def winner(self) -> str | None:
@@ -164,21 +249,30 @@ class GameRecord:
 def play_game(white: Player, black: Player, start_fen: str | None = None,
               control: TimeControl | None = None,
               on_move: Callable[[Board, str, float, Clock | None], None] | None = None,
-              max_plies: int = 2000) -> GameRecord:
+              max_plies: int = 2000, opening_moves: tuple[str, ...] | list[str] = ()) -> GameRecord:
     """Play one game to its end and return its record. on_move(board, move, seconds
-    used, clock) follows every move."""
+    used, clock) follows every move. `opening_moves` are played first, from
+    `start_fen`, and belong to the record (so the players see the whole game).
+    Players with an `end_game(record)` method hear the result."""
     board = Board(start_fen) if start_fen else Board()
     start = board.fen()
+    for move in opening_moves:
+        board.push_uci(move)
     clock = Clock(control) if control else None
     players = (white, black)
     for player in players:
         player.new_game()
-    moves: list[str] = []
+    moves: list[str] = list(opening_moves)
 
     def finish(result, termination, reason):
-        return GameRecord(start, moves, result, termination, reason, white.name, black.name,
-                          control.describe() if control else "-",
-                          list(clock.remaining) if clock else [])
+        record = GameRecord(start, moves, result, termination, reason, white.name, black.name,
+                            control.describe() if control else "-",
+                            list(clock.remaining) if clock else [], len(opening_moves))
+        for player in players:
+            end_game = getattr(player, "end_game", None)
+            if end_game is not None:
+                end_game(record)
+        return record
 
     while True:
         outcome = board.outcome(claim_draw=True)
@@ -188,6 +282,7 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
             return finish("1/2-1/2", "move limit", f"Draw: game stopped after {max_plies} plies")
         side = 0 if board.turn == "w" else 1
         mover, loser = ("White", "Black") if side == 0 else ("Black", "White")
+        lost = "0-1" if side == 0 else "1-0"
         t0 = time.perf_counter()
         flag_fell = False
         try:
@@ -196,17 +291,21 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
             move, flag_fell = "", True
         except GameEnded as ended:
             return finish(ended.result, ended.termination, ended.reason)
+        except PlayerFailed as failed:
+            return finish(lost, failed.termination, f"{mover} loses: {failed.reason}")
         used = time.perf_counter() - t0
         if move is None:
-            return finish("0-1" if side == 0 else "1-0", "resignation", f"{mover} resigns")
+            return finish(lost, "resignation", f"{mover} resigns")
         if clock is not None and (not clock.punch(side, used) or flag_fell):
             clock.remaining[side] = min(clock.remaining[side], 0.0)
             if not can_mate(board, white=side == 1):
                 return finish("1/2-1/2", "time forfeit",
                               f"Draw: {mover} ran out of time but {loser} cannot mate")
-            return finish("0-1" if side == 0 else "1-0", "time forfeit",
-                          f"{mover} forfeits on time")
-        board.push_uci(move)          # a player's illegal move raises: a bug, never silent
+            return finish(lost, "time forfeit", f"{mover} forfeits on time")
+        if move not in board.legal_moves():
+            return finish(lost, "illegal move", f"{mover} loses: illegal move {move!r} "
+                                                f"in {board.fen()}")
+        board.push_uci(move)
         moves.append(move)
         if on_move is not None:
             on_move(board, move, used, clock)

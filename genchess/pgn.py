@@ -15,13 +15,16 @@ from genchess.players.human import san_line
 from genchess_core import STARTING_FEN, Board
 
 # PGN's Termination tag knows a few words; everything else is "normal".
-PGN_TERMINATION = {"time forfeit": "time forfeit", "abandoned": "abandoned"}
+PGN_TERMINATION = {"time forfeit": "time forfeit", "abandoned": "abandoned",
+                   "illegal move": "rules infraction", "crash": "abandoned",
+                   "protocol error": "rules infraction", "adjudication": "adjudication"}
 
 
 def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess game",
              seed: int | None = None, tags: dict[str, str] | None = None) -> str:
     """A PGN game with the Seven Tag Roster, TimeControl, Termination, FEN/SetUp for
-    a non-standard start, and the reason as a comment before the result. `tags`
+    a non-standard start, a comment closing the opening's moves (if the record
+    began with some), and the reason as a comment before the result. `tags`
     replace tags of the same name and add the others (the trainer's Pool, IDs...)."""
     board = Board(record.start_fen)
     sans = san_line(board, record.moves)
@@ -47,6 +50,8 @@ def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess
         elif i == 0:
             tokens.append(f"{number}...")
         tokens.append(text)
+        if i + 1 == record.opening_plies:
+            tokens.append("{end of opening}")
         if not white:
             number += 1
         white = not white

@@ -128,7 +128,7 @@ def cmd_play(args) -> int:
     if args.increment is not None and args.increment < 0:
         return fail(f"--increment must not be negative, not {args.increment:g}")
     try:
-        start = Board(args.fen) if args.fen else Board()
+        start = Board(args.fen) if args.fen is not None else Board()
     except FenError as e:
         return fail(str(e))
     pgn_file = None

@@ -202,6 +202,10 @@ def main(argv=None) -> int:
     import matplotlib.pyplot as plt
 
     written = [plot_piece_strengths(plt, genomes, out), plot_priorities(plt, genomes, out)]
+    from genchess.train.champion import plot_champion_gain
+    champion_plot = plot_champion_gain(plt, pool, out)
+    if champion_plot is not None:
+        written.append(champion_plot)
     if games:
         written += [plot_results(plt, games, out), plot_endings(plt, games, out),
                     plot_lengths(plt, games, out), plot_promotions(plt, games, out)]

@@ -3,12 +3,16 @@
 The gene holds a mean game length and a spread S. Game lengths are modelled as
 log-normal with log-mean M = ln(mean) - S^2/2 (so the distribution's mean is the
 gene's mean), and the moves still to come after n moves are the conditional
-expectation E[L | L > n] - n. The move gets the remaining time divided by that
-(or by the moves to the next time control, if fewer), plus the increment.
+expectation E[L | L > n] - n. Over that many moves (or the moves to the next time
+control, if fewer) the move gets an equal share of the remaining time plus the
+increments those moves bring, less a reserve of a few move overheads that no plan
+spends. The reserve is what keeps the clock from sinking, move after move, to where
+a single stall of the machine loses on time.
 
 The soft limit is when iterative deepening stops starting new iterations; the hard
 limit aborts a search. Both leave the move overhead and a safety margin unused,
-because losing on time is the one mistake a tournament never forgives.
+because losing on time is the one mistake a tournament never forgives. Both count
+from the arrival of the command that started the search (`Limits.received`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ class Limits:
     binc: int | None = None
     movestogo: int | None = None
     searchmoves: list[str] = field(default_factory=list)
+    # time.monotonic() when the command that started this search arrived: the GUI's
+    # clock runs from then, not from when the search thread gets going.
+    received: float | None = None
 
     def is_timed(self) -> bool:
         return self.wtime is not None or self.btime is not None
@@ -55,12 +62,33 @@ def expected_moves_left(moves_played: float, mean_game_length: float, uncertaint
 
 
 MIN_DIVISOR = 8     # never plan for fewer moves than this, unless the time control ends sooner
+# Held back from every plan: this many move overheads (300 ms at the default 30 ms).
+# It is what a stall of the machine (up to 50-70 ms between `go` and `bestmove` on a
+# loaded two-core box) is paid from when the clock runs low.
+RESERVE_OVERHEADS = MIN_DIVISOR + 2
+# And each planned move is charged this share of the overhead (7.5 ms at the default)
+# for the time it costs outside the search: reading, replying, the GUI's own latency
+# (2-7 ms measured on average). Without it the clock sinks with every move planned.
+LATENCY_SHARE = 0.25
+# An iteration costs about as much as all the ones before it together: a search whose
+# soft limit was its target spent 1.7-2.1 times the target (measured on openings and
+# endgames at 0.3-5 s clocks). The soft limit is therefore the target over this, so
+# that a move spends its target on average and the clock follows the plan.
+ITERATION_GROWTH = 2.0
 
 
 @dataclass
 class TimeBudget:
     soft: float | None      # seconds: start no new iteration after this
     hard: float | None      # seconds: abort the search at this
+
+    def after(self, seconds: float) -> "TimeBudget":
+        """The budget left once `seconds` of it have gone (reading, parsing, a thread
+        start), keeping the same floors as allocate()."""
+        if seconds <= 0:
+            return self
+        return TimeBudget(None if self.soft is None else max(self.soft - seconds, 0.001),
+                          None if self.hard is None else max(self.hard - seconds, 0.002))
 
 
 def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_length: float,
@@ -84,12 +112,21 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     divisor = max(expected_moves_left(moves_played, mean_game_length, uncertainty), MIN_DIVISOR)
     if limits.movestogo:
         divisor = min(divisor, limits.movestogo)
-    target = remaining / divisor + increment
+    # Plan the next `divisor` moves with the increments they bring, minus the reserve.
+    # Adding the whole increment on top of remaining / divisor instead spends more than
+    # the increment on every move, so the clock sinks until the caps below bite, at a
+    # few increments (40 ms at 1+0.01, about 200 ms at 10+0.1), where one scheduling
+    # hiccup loses on time. With the reserve the clock settles near the reserve.
+    planned = (remaining + increment * (divisor - 1)
+               - overhead_ms * (RESERVE_OVERHEADS + LATENCY_SHARE * divisor))
+    target = max(planned, 0) / divisor
     # Never plan to spend more than a fraction of what is really left.
     # With one move left in the period the whole rest is this move's, yet a loaded
     # machine can stall a process for tens of milliseconds: keep a fifth in hand.
     cap = usable * (0.7 if limits.movestogo == 1 else 0.5)
-    soft = min(target, cap)
+    soft = min(target / ITERATION_GROWTH, cap)
     hard = min(target * 3, usable * 0.8 if limits.movestogo == 1 else usable * 0.6)
+    # An aborted iteration may not eat into the reserve either, beyond the move's target.
+    hard = min(hard, max(remaining - overhead_ms * RESERVE_OVERHEADS, target))
     hard = max(hard, soft)
     return TimeBudget(max(soft, 1) / 1000, max(hard, 2) / 1000)

@@ -214,6 +214,7 @@ class UciProtocol:
             raise UciError("go ignored: already searching")
         problems: list[str] = []
         limits = parse_go(args, problems)
+        limits.received = self.channel.received
         legal = set(self.engine.board.legal_moves())
         bad = [m for m in limits.searchmoves if m not in legal]
         if bad:

@@ -148,7 +148,8 @@ class XboardProtocol:
         self.engine.go(limits, on_info=self.on_info, on_bestmove=self.on_bestmove)
 
     def search_limits(self) -> Limits:
-        limits = Limits(depth=self.depth_limit)
+        # The clock runs from the line that made it our move (usermove, go, ...).
+        limits = Limits(depth=self.depth_limit, received=self.channel.received)
         if self.seconds_per_move is not None:
             limits.movetime = int(self.seconds_per_move * 1000)
             return limits

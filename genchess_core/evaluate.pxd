@@ -1,6 +1,12 @@
-# Genome-driven evaluation over a flat parameter struct.
+# Genome-driven evaluation over a flat parameter struct, one scoring function per
+# evaluation kind (the genome file's `Kind:`), chosen once per call.
 
 from genchess_core.position cimport Position
+from genchess_core.eval_material cimport MaterialParams
+
+cdef enum EvalKind:
+    KIND_GENETIC = 0            # Genetic Chess scoring genes (this module)
+    KIND_MATERIAL = 1           # Kendall-Whitwell material weights (eval_material)
 
 cdef enum:  # scoring genes, in GENE_PREFIXES order
     G_TOTAL_FORCE = 0
@@ -23,6 +29,10 @@ cdef enum:
     EVAL_LIMIT = 500000000      # evaluations are clamped well inside the mate range
 
 cdef struct EvalParams:
+    int kind                    # an EvalKind: which scoring function and which fields below
+    int order_values[6]         # each piece kind's worth for move ordering, internal units
+    MaterialParams material     # KIND_MATERIAL
+    # KIND_GENETIC:
     double piece_values[6]      # normalised: sum over the starting army of |value| is 1
     double priority[12]
     double exponent[12]

@@ -15,15 +15,19 @@ from genchess_core.types cimport *
 from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb, popcount,
                                      rook_attacks, bishop_attacks, queen_attacks, square_distance,
                                      FILE_A, FILE_H, DARK_SQUARES)
-from genchess_core.position cimport Position, king_square
-from genchess_core.movegen cimport generate_legal, GEN_ALL
+from genchess_core.position cimport Position, king_square, side_attacks
+from genchess_core.movegen cimport legal_moves_as
 from genchess_core.board cimport Board
+from genchess_core.eval_material cimport evaluate_material, material_params
 
 cdef const AttackTables* T = attack_tables()
 
 cdef U64 DIST_RING[64][8]       # squares at king distance d from a square
 cdef U64 FILE_MASK[8]
 cdef U64 AHEAD[2][8]            # ranks strictly ahead of a rank, from a colour's side
+
+# The `kind` a genome's pack() names, to the EvalKind the C evaluation switches on.
+KIND_CODES = {"genetic": KIND_GENETIC, "material": KIND_MATERIAL}
 
 GENE_PREFIXES = ("total_force", "freedom", "pawn_adv", "passed_pawn", "targeted", "sphere",
                  "confine", "king_protect", "castling", "islands", "stacked", "checkmate_material")
@@ -64,50 +68,20 @@ cdef inline U64 king_spread(U64 b) noexcept nogil:
     return b | (b << 8) | (b >> 8)
 
 
-cdef U64 side_attacks(const Position* p, int c, U64 occ, bint with_king) noexcept nogil:
-    cdef U64 att, b
-    cdef U64 pawns = p.bb[c * 6 + PAWN]
-    if c == WHITE:
-        att = ((pawns << 7) & ~FILE_H) | ((pawns << 9) & ~FILE_A)
-    else:
-        att = ((pawns >> 9) & ~FILE_H) | ((pawns >> 7) & ~FILE_A)
-    b = p.bb[c * 6 + KNIGHT]
-    while b:
-        att |= T.knight[pop_lsb(&b)]
-    b = p.bb[c * 6 + BISHOP] | p.bb[c * 6 + QUEEN]
-    while b:
-        att |= bishop_attacks(T, pop_lsb(&b), occ)
-    b = p.bb[c * 6 + ROOK] | p.bb[c * 6 + QUEEN]
-    while b:
-        att |= rook_attacks(T, pop_lsb(&b), occ)
-    if with_king:
-        att |= T.king[lsb(p.bb[c * 6 + KING])]
-    return att
-
-
 cdef void legal_info(Position* p, int c, SideInfo* info) noexcept nogil:
     """Legal moves of colour c, as if it were c's turn (the position is restored)."""
     cdef Move moves[MAX_MOVES]
-    cdef int n, i, side = p.side, ep = p.ep, flags, counted
-    cdef U64 targets = 0, their_king = p.bb[(c ^ 1) * 6 + KING]
-    if c != side:
-        p.side = c
-        p.ep = NO_SQ
-    n = generate_legal(p, moves, GEN_ALL)
-    p.side = side
-    p.ep = ep
-    counted = n
+    cdef int n, i, flags
+    cdef U64 targets = 0
+    n = legal_moves_as(p, c, moves)
     for i in range(n):
-        if bit(move_to(moves[i])) & their_king:
-            counted -= 1         # the side not to move "capturing" a checking king is no move
-            continue
         flags = move_flags(moves[i])
         if flags == FLAG_KING_CASTLE or flags == FLAG_QUEEN_CASTLE:
             continue
         if p.board[move_from(moves[i])] % 6 == PAWN and not (flags & FLAG_CAPTURE):
             continue
         targets |= bit(move_to(moves[i]))
-    info.n_legal = counted
+    info.n_legal = n
     info.legal_targets = targets
 
 
@@ -300,6 +274,14 @@ cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) n
 
 
 cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil:
+    # One branch per call chooses the kind's scoring function: search, players and
+    # trainers take any kind without knowing which it is.
+    if e.kind == KIND_MATERIAL:
+        return evaluate_material(p, &e.material)
+    return evaluate_genetic(p, e)
+
+
+cdef int evaluate_genetic(Position* p, const EvalParams* e) noexcept nogil:
     cdef SideInfo info[2]
     cdef double raw_us[N_SCORING_GENES]
     cdef double raw_them[N_SCORING_GENES]
@@ -321,14 +303,39 @@ cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil:
 
 # ------------------------------------------------------------ load time (Python)
 
+cdef enum:
+    ORDER_VALUE_LIMIT = 1 << 22     # keeps every ordering score inside its band in search
+
+
+cdef void set_order_values(EvalParams* e, values) except *:
+    """The piece values the search's value ordering uses (USE_VALUE_ORDERING):
+    each kind's own idea of a piece's worth, in EVAL_SCALE units, clamped so
+    that an evolved weight, however large, cannot move a capture out of the
+    captures' band. A kind's pack() may name them (`order_values`); else its
+    piece values are used."""
+    cdef double v
+    for k in range(6):
+        v = float(values[k]) * EVAL_SCALE
+        e.order_values[k] = <int>max(-ORDER_VALUE_LIMIT, min(ORDER_VALUE_LIMIT, v))
+
+
 cdef int make_params(EvalParams* e, dict packed) except -1:
     """Fill e from a genome's pack() dict; runs once per genome load."""
+    kind = packed.get("kind", "genetic")
+    if kind not in KIND_CODES:
+        raise ValueError(f"unknown evaluation kind {kind!r} (known: {', '.join(KIND_CODES)})")
+    e.kind = KIND_CODES[kind]
     try:
+        if e.kind == KIND_MATERIAL:
+            material_params(&e.material, packed)
+            set_order_values(e, packed.get("order_values", packed["material_weights"][:6]))
+            return 0
         values = [float(v) for v in packed["piece_values"]]
         if len(values) != 6:
             raise ValueError("piece_values needs 6 numbers")
         for k in range(6):
             e.piece_values[k] = values[k]
+        set_order_values(e, packed.get("order_values", values))
         for g, prefix in enumerate(GENE_PREFIXES):
             e.priority[g] = float(packed[f"{prefix}_priority"])
             e.exponent[g] = float(packed[f"{prefix}_exponent"])

@@ -20,6 +20,8 @@ cdef enum GameStatus:
 
 cdef int generate_legal(const Position* p, Move* moves, int kind) noexcept nogil
 cdef int generate_evasions(const Position* p, Move* moves) noexcept nogil
+cdef int legal_moves_as(Position* p, int c, Move* moves) noexcept nogil
+cdef int count_legal_as(Position* p, int c) noexcept nogil
 cdef bint has_legal_move(const Position* p) noexcept nogil
 cdef bint insufficient_material(const Position* p) noexcept nogil
 cdef int game_status(const Position* p, bint claim_draw) noexcept nogil

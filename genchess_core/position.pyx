@@ -10,7 +10,7 @@
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb,
-                                     popcount, rook_attacks, bishop_attacks)
+                                     popcount, rook_attacks, bishop_attacks, FILE_A, FILE_H)
 
 cdef const AttackTables* T = attack_tables()
 
@@ -85,6 +85,28 @@ cdef U64 attackers_to(const Position* p, int sq, U64 occ) noexcept nogil:
             | (T.king[sq] & (p.bb[KING] | p.bb[6 + KING]))
             | (rook_attacks(T, sq, occ) & (p.bb[ROOK] | p.bb[6 + ROOK] | p.bb[QUEEN] | p.bb[6 + QUEEN]))
             | (bishop_attacks(T, sq, occ) & (p.bb[BISHOP] | p.bb[6 + BISHOP] | p.bb[QUEEN] | p.bb[6 + QUEEN])))
+
+
+cdef U64 side_attacks(const Position* p, int c, U64 occ, bint with_king) noexcept nogil:
+    """Every square a piece of colour c attacks, sliders seeing through `occ`."""
+    cdef U64 att, b
+    cdef U64 pawns = p.bb[c * 6 + PAWN]
+    if c == WHITE:
+        att = ((pawns << 7) & ~FILE_H) | ((pawns << 9) & ~FILE_A)
+    else:
+        att = ((pawns >> 9) & ~FILE_H) | ((pawns >> 7) & ~FILE_A)
+    b = p.bb[c * 6 + KNIGHT]
+    while b:
+        att |= T.knight[pop_lsb(&b)]
+    b = p.bb[c * 6 + BISHOP] | p.bb[c * 6 + QUEEN]
+    while b:
+        att |= bishop_attacks(T, pop_lsb(&b), occ)
+    b = p.bb[c * 6 + ROOK] | p.bb[c * 6 + QUEEN]
+    while b:
+        att |= rook_attacks(T, pop_lsb(&b), occ)
+    if with_king:
+        att |= T.king[lsb(p.bb[c * 6 + KING])]
+    return att
 
 
 cdef int king_square(const Position* p, int color) noexcept nogil:

@@ -18,6 +18,12 @@ cdef enum:
     USE_PVS = 128
     USE_MATE_DISTANCE = 256
     FEATURES_ALL = 511
+    # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
+    # USE_ORDERING's (captures and promotions by the value gained under the genome's
+    # own order_values, then quiet moves by the mover's value; no hash move,
+    # killers or history).
+    USE_VALUE_ORDERING = 512
+    KENDALL_WHITWELL = USE_ALPHABETA | USE_QUIESCENCE | USE_TT | USE_VALUE_ORDERING
 
 cdef enum:
     MATE_SCORE = 1000000000
@@ -39,6 +45,7 @@ cdef struct SearchState:
     int stop
     int seldepth
     int features
+    int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap
     int mode
     double spec[4]              # budget mode: just captured, can capture, recapture, default
     Move root_moves[256]
@@ -58,4 +65,5 @@ cdef class Searcher:
     cdef SearchState* s
     cdef TT tt
     cdef public double pawn_unit        # internal units per pawn, for centipawn reports
+    cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
     cdef double soft_deadline           # monotonic seconds; 0: none

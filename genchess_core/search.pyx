@@ -75,10 +75,37 @@ cdef inline bint is_draw(const Position* p) noexcept nogil:
     return insufficient_material(p)
 
 
+cdef void order_by_value(SearchState* s, const Move* moves, int* scores, int n) noexcept nogil:
+    """Kendall-Whitwell ordering: captures and promotions first by the value they
+    gain under the genome's own order_values (the captured piece; for a promotion
+    the new piece minus the pawn, queen minus pawn for the usual one), then quiet
+    moves by the mover's value, most powerful piece first."""
+    cdef int i, flags, gain
+    cdef const int* value = s.params.order_values
+    cdef Move m
+    for i in range(n):
+        m = moves[i]
+        flags = move_flags(m)
+        if flags & (FLAG_CAPTURE | FLAG_PROMO):
+            gain = 0
+            if flags == FLAG_EP_CAPTURE:
+                gain = value[PAWN]
+            elif flags & FLAG_CAPTURE:
+                gain = value[s.pos.board[move_to(m)] % 6]
+            if flags & FLAG_PROMO:
+                gain += value[move_promo_kind(m)] - value[PAWN]
+            scores[i] = SCORE_CAPTURE + gain
+        else:
+            scores[i] = value[s.pos.board[move_from(m)] % 6]
+
+
 cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
                       int ply) noexcept nogil:
     cdef int i, victim, attacker, flags
     cdef Move m
+    if s.features & USE_VALUE_ORDERING:
+        order_by_value(s, moves, scores, n)
+        return
     for i in range(n):
         m = moves[i]
         flags = move_flags(m)
@@ -147,6 +174,10 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         return 0
     if ply >= MAX_PLY - 1:
         return evaluate(p, &s.params)
+    # Quiescence cap: a fixed-depth player's capture sequences end at a set
+    # multiple of its nominal depth (Kendall-Whitwell: two to three times).
+    if s.qs_ply_limit and ply >= s.qs_ply_limit:
+        return evaluate(p, &s.params)
     if not (s.features & USE_QUIESCENCE):
         if not has_legal_move(p):
             return -MATE_SCORE + ply if in_check(p) else DRAW_SCORE
@@ -197,6 +228,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound
     cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet
     cdef bint use_ab = s.features & USE_ALPHABETA
+    cdef bint ordered = s.features & (USE_ORDERING | USE_VALUE_ORDERING)
     cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE
     cdef TTEntry* entry
     cdef Position* p = &s.pos
@@ -232,9 +264,12 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         entry = tt_probe(s.tt, p.key)
         if entry != NULL:
             hash_move = entry.move
-            # Without alpha-beta every stored score is exact, so a transposition
-            # is a hit in every node (minimax + TT, Kendall-Whitwell's Table 1).
-            if entry.depth >= depth and (not pv_node or not use_ab):
+            # Only an entry searched at least as deep as planned here gives a score.
+            # With PVS, PV nodes (full window) search on to keep the PV whole; a
+            # plain alpha-beta (no PVS) has few null-window nodes, so it cuts at all.
+            # Without alpha-beta every stored score is exact, so a transposition is
+            # a hit in every node (minimax + TT, Kendall-Whitwell's Table 1).
+            if entry.depth >= depth and (not use_ab or not pv_node or not (s.features & USE_PVS)):
                 score = score_from_tt(entry.score, ply)
                 bound = entry.bound_age & 3
                 if bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) \
@@ -258,11 +293,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     n = generate_legal(p, moves, GEN_ALL)
     if n == 0:
         return -MATE_SCORE + ply if checked else DRAW_SCORE
-    if s.features & USE_ORDERING:
+    if ordered:
         order_moves(s, moves, scores, n, hash_move, ply)
     best = -INFINITE_SCORE
     for i in range(n):
-        if s.features & USE_ORDERING:
+        if ordered:
             m = pick_move(moves, scores, i, n)
         else:
             m = moves[i]
@@ -486,8 +521,10 @@ FEATURE_NAMES = {
     "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
     "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
+    "value_ordering": USE_VALUE_ORDERING,
 }
 ALL_FEATURES = FEATURES_ALL
+KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
 MATE_THRESHOLD = MATE_BOUND
 
@@ -532,7 +569,10 @@ cdef class Searcher:
         self.s.spec[1] = packed["spec_can_capture"]
         self.s.spec[2] = packed["spec_recapture"]
         self.s.spec[3] = packed["spec_default"]
-        unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
+        if "pawn_unit" in packed:       # kinds other than Genetic Chess say it themselves
+            unit = packed["pawn_unit"]
+        else:
+            unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
         self.pawn_unit = unit if unit > 0 else EVAL_SCALE
 
     @property
@@ -567,6 +607,25 @@ cdef class Searcher:
     def evaluate(self, Board board):
         """The static evaluation of `board` from the side to move's view."""
         return evaluate(&board.pos, &self.s.params)
+
+    def ordered_moves(self, Board board):
+        """The legal moves of `board` (UCI) in the order this search's ordering
+        tries them, with no hash move or killers: what the features choose."""
+        cdef Move moves[MAX_MOVES]
+        cdef int scores[MAX_MOVES]
+        cdef int n, i
+        self.s.pos = board.pos
+        n = generate_legal(&self.s.pos, moves, GEN_ALL)
+        if self.s.features & (USE_ORDERING | USE_VALUE_ORDERING):
+            order_moves(self.s, moves, scores, n, MOVE_NONE, MAX_PLY - 1)
+            for i in range(n):
+                pick_move(moves, scores, i, n)
+        return [move_to_uci(moves[i]) for i in range(n)]
+
+    def store(self, Board board, int score, int depth):
+        """Put an exact score for `board` (side to move's view) in the hash table,
+        as a search to `depth` would: for tests of the table's depth rule."""
+        tt_store(&self.tt, board.pos.key, score, BOUND_EXACT, depth, MOVE_NONE)
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
@@ -621,6 +680,7 @@ cdef class Searcher:
         for depth in range(1, max(max_depth, 1) + 1):
             if s.mode == MODE_BUDGET:
                 budget = budget_nodes * (2.0 ** (depth - 1))
+            s.qs_ply_limit = <int>(self.quiescence_cap * depth) if self.quiescence_cap > 0 else 0
             lines = []
             for line in range(lines_wanted):
                 with nogil:

@@ -10,6 +10,7 @@ or dead engine fails a test with a transcript instead of hanging the run.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import queue
@@ -54,6 +55,25 @@ def peer_engine(name: str) -> str:
     path = shutil.which(name) or shutil.which(name, path="/usr/games")
     if path is None:
         pytest.skip(f"{name} is not installed (apt-get install {name})")
+    return path
+
+
+@functools.cache
+def tournament():
+    """scripts/tournament.py, the one place tests and scripts find cutechess-cli and
+    fastchess and read their results."""
+    spec = importlib.util.spec_from_file_location("tournament", REPO_ROOT / "scripts" / "tournament.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module         # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def tournament_manager(name: str) -> str:
+    """Path of cutechess-cli or fastchess, or skip the test saying why it is missing."""
+    path, why = tournament().find_manager(name)
+    if path is None:
+        pytest.skip(why)
     return path
 
 
@@ -224,45 +244,11 @@ def xboard_session(*args: str) -> RawEngine:
 
 # ------------------------------------------------------------------ Fairy-Max
 
-FAIRYMAX_WRAPPER = r'''
-"""Pass-through to an xboard engine that rewrites `setboard=0` to `setboard=1`
-in its feature lines, because python-chess refuses engines without setboard.
-Only use it for games from the standard position (no setboard is ever sent)."""
-import os, signal, subprocess, sys, threading
-
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-
-def pump_in():
-    try:
-        for line in iter(sys.stdin.buffer.readline, b""):
-            child.stdin.write(line)
-            child.stdin.flush()
-    except (BrokenPipeError, OSError):
-        pass
-    try:
-        child.stdin.close()
-    except OSError:
-        pass
-
-threading.Thread(target=pump_in, daemon=True).start()
-out = sys.stdout.buffer
-for line in iter(child.stdout.readline, b""):
-    if line.startswith(b"feature"):
-        line = line.replace(b"setboard=0", b"setboard=1")
-    out.write(line)
-    out.flush()
-# os._exit: a normal exit would wait on the stdin thread's buffered reader.
-os._exit(child.wait())
-'''
-
-
 def fairymax_command(tmp_path: Path) -> list[str]:
-    """Fairy-Max behind the setboard-rewriting wrapper (written to tmp_path)."""
-    fairymax = peer_engine("fairymax")
-    wrapper = tmp_path / "fairymax_wrapper.py"
-    wrapper.write_text(FAIRYMAX_WRAPPER)
-    return [sys.executable, str(wrapper), fairymax]
+    """Fairy-Max behind the package's setboard-rewriting wrapper (python-chess
+    refuses engines that declare setboard=0); play it from the start position."""
+    from genchess.strength.setboard_wrapper import wrapped_command
+    return wrapped_command([peer_engine("fairymax")])
 
 
 # ------------------------------------------------------------------ games

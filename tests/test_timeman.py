@@ -14,7 +14,8 @@ import random
 import numpy as np
 import pytest
 
-from genchess.timeman import Limits, TimeBudget, allocate, expected_moves_left
+from genchess.timeman import (ITERATION_GROWTH, RESERVE_OVERHEADS, Limits, TimeBudget, allocate,
+                              expected_moves_left)
 
 SEED = 777
 
@@ -232,7 +233,39 @@ def test_increment_and_more_time_never_shrink_the_budget():
 
 
 def test_soft_limit_is_about_the_clock_over_the_moves_left():
-    # 60 s, 40-move mean, no moves played: about 60/40 s per move, well under the caps.
+    # 60 s, 40-move mean, no moves played: about 60/40 s per move, well under the caps;
+    # the soft limit is that over the iteration growth (a move spends about twice it).
     result = budget(Limits(wtime=60_000, btime=60_000), played=0, sigma=0.5)
-    assert result.soft == pytest.approx(60 / 40, rel=0.05)
+    assert result.soft * ITERATION_GROWTH == pytest.approx(60 / 40, rel=0.05)
     assert result.soft < result.hard <= 0.6 * (60_000 - 30) / 1000
+
+
+def play_out_the_clock(base_ms, inc_ms, lag_ms, moves=150, overhead=30):
+    """The clock over `moves` moves when each spends what a search stopped at the soft
+    limit spends (ITERATION_GROWTH times it, never past the hard limit) plus `lag_ms`
+    outside the search. Returns the lowest the clock went before an increment."""
+    remaining, lowest = float(base_ms), float(base_ms)
+    for played in range(moves):
+        limits = Limits(wtime=int(remaining), btime=int(remaining), winc=inc_ms, binc=inc_ms)
+        b = allocate(limits, True, played, 40.0, 0.5, overhead)
+        remaining -= min(b.soft * ITERATION_GROWTH, b.hard) * 1000 + lag_ms
+        lowest = min(lowest, remaining)
+        remaining += inc_ms
+    return lowest
+
+
+@pytest.mark.parametrize("base, inc", [(1_000, 10), (2_000, 20), (10_000, 100), (60_000, 600)])
+@pytest.mark.parametrize("lag", [0, 5])
+def test_the_clock_settles_near_the_reserve_not_at_a_few_increments(base, inc, lag):
+    # Spending remaining / moves + the whole increment each move let the clock sink to
+    # 40-100 ms, where one stall of the machine loses on time (a 10+0.1 game was lost
+    # so at move 64). The plan keeps a reserve of RESERVE_OVERHEADS move overheads.
+    lowest = play_out_the_clock(base, inc, lag)
+    assert lowest >= 0.5 * 30 * RESERVE_OVERHEADS, lowest
+
+
+def test_budget_after_a_delay_shrinks_but_keeps_its_floors():
+    b = TimeBudget(0.5, 1.0)
+    assert b.after(0.2) == TimeBudget(pytest.approx(0.3), pytest.approx(0.8))
+    assert b.after(5.0) == TimeBudget(0.001, 0.002)
+    assert b.after(-1.0) == b and TimeBudget(None, None).after(0.3) == TimeBudget(None, None)

@@ -115,10 +115,12 @@ def test_example_configs_parse_with_the_design_values():
 
 
 def test_every_example_config_parses():
+    from genchess.train.kw_study import parse_study_config
     examples = sorted(EXAMPLES.glob("*.cfg"))
     assert len(examples) >= 2
     for path in examples:
-        parse_config(path)
+        # A study's configuration drives several runs; genchess-kw-study reads it.
+        parse_study_config(path) if path.stem.endswith("-study") else parse_config(path)
 
 
 def test_opening_file_found_relative_to_the_current_directory(tmp_path, monkeypatch):
@@ -386,3 +388,19 @@ def test_missing_config_file_as_a_process(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "genchess-train: nowhere.cfg: no such file"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_method_key_defaults_to_the_gene_pool(tmp_path):
+    plain, _ = parse_text(tmp_path, config_text())
+    explicit, _ = parse_text(tmp_path, config_text() + "method = Gene  Pool\n", name="explicit.cfg")
+    assert explicit.population == plain.population and explicit.pool_file == plain.pool_file
+
+
+def test_unknown_method_names_the_line_and_the_known_methods(tmp_path):
+    message, path = config_error(tmp_path, "method = evolution\n" + config_text())
+    assert f"{path}:1: method: expected one of gene pool" in message
+
+
+def test_a_key_of_no_method_is_refused_with_the_method_named(tmp_path):
+    message, path = config_error(tmp_path, config_text() + "mutation scaling = 2\n")
+    assert "unknown key 'mutation scaling' for method 'gene pool'" in message

@@ -43,9 +43,9 @@ HEADERS = ("Round", "Pool", "WhiteID", "BlackID", "Result", "Termination", "Reas
 RESULT_LINE = re.compile(r"(?:^|\s)(1-0|0-1|1/2-1/2)\n")
 
 
-def config_text(**changes) -> str:
-    """Config text from BASE_CONFIG; keyword names use _ for spaces, None drops a key."""
-    values = dict(BASE_CONFIG)
+def config_text(base: dict[str, str] | None = None, **changes) -> str:
+    """Config text from `base` (BASE_CONFIG); keyword names use _ for spaces, None drops a key."""
+    values = dict(BASE_CONFIG if base is None else base)
     for name, value in changes.items():
         key = name.replace("_", " ")
         if value is None:

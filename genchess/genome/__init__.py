@@ -1,10 +1,14 @@
-"""Genomes of GenChess: the Genetic Chess genome file format, genes, and the
-evolutionary operators. Pure Python; `Genome.pack()` is the only thing the C
-engine sees, once per loaded genome.
+"""Genomes of GenChess: the genome file format, one module per evaluation kind
+(Genetic Chess genes: genes.py and genome.py; Kendall-Whitwell material weights:
+material.py), and the loader that dispatches on a block's `Kind:` (kinds.py).
+Pure Python; a genome's `pack()` is the only thing the C engine sees, once per
+loaded genome.
 """
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, PACK_KEYS, Gene, GenomeError, Value
 from .genome import Genome
+from .kinds import GENOME_KINDS, register_kind
+from .material import MaterialGenome
 from .genome_file import (
     GenomeFile,
     StillAlive,
@@ -21,6 +25,9 @@ from .genome_file import (
 __all__ = [
     "GENE_CLASSES",
     "GENES_BY_NAME",
+    "GENOME_KINDS",
+    "MaterialGenome",
+    "register_kind",
     "PACK_KEYS",
     "Gene",
     "Genome",
@@ -37,3 +44,5 @@ __all__ = [
     "write_genome",
     "write_still_alive",
 ]
+
+register_kind(Genome)

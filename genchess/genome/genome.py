@@ -17,6 +17,8 @@ from .genes import GENE_CLASSES, GENES_BY_NAME, Gene
 
 
 class Genome:
+    KIND = "genetic"
+
     def __init__(self, genome_id: int, genes: Iterable[Gene] | None = None) -> None:
         """A genome with `genes` (one of each class, any order), or every gene's defaults."""
         self.id = int(genome_id)

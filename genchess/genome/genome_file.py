@@ -2,7 +2,9 @@
 
 A file holds genomes (`ID: n`, `Name:` blocks of `key: value` lines separated by
 blank lines, `END`) and, in gene-pool files written by a trainer, `Still Alive:
-<pool> : <id> <id> ...` lines; the last such line of each pool is current.
+<pool> : <id> <id> ...` lines; the last such line of each pool is current. A
+genome of another evaluation kind names it on the line after `ID:` (`Kind:
+material`) and its block, up to `END`, is read by that kind's class (kinds.py).
 
 Design trade-off: the parser is strict and stops at the first problem with a
 `path:line: problem` message, instead of skipping what it does not understand.
@@ -21,6 +23,7 @@ from typing import IO
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, GenomeError, quote
 from .genome import Genome
+from .kinds import kind_class
 
 DEFAULT_GENOME_PATH = Path(__file__).resolve().parent.parent / "genomes" / "default.genome"
 
@@ -42,7 +45,8 @@ class GenomeFile:
 
     @property
     def genomes(self) -> list[Genome]:
-        return [r for r in self.records if isinstance(r, Genome)]
+        """Every genome in file order, whatever its kind."""
+        return [r for r in self.records if not isinstance(r, StillAlive)]
 
     @property
     def alive(self) -> dict[int, tuple[int, ...]]:
@@ -69,6 +73,9 @@ class _Parser:
         self.gene_class: type[Gene] | None = None  # the open gene
         self.gene_line = 0
         self.items: dict[str, tuple[str, int]] = {}
+        self.kind: type | None = None  # the open genome's class when not Genetic Chess
+        self.kind_line = 0
+        self.kind_lines: list[tuple[int, str]] = []
 
     def error(self, line: int | None, problem: str) -> GenomeError:
         return GenomeError.at(self.path, line, problem)
@@ -77,7 +84,7 @@ class _Parser:
         key, colon, rest = line.partition(":")
         key, rest = key.strip(), rest.strip()
         if self.genome_id is None:
-            if not line:
+            if not line or line.lstrip().startswith("#"):    # comments between genomes
                 return
             if colon and key == "ID":
                 self.open_genome(n, rest)
@@ -86,13 +93,21 @@ class _Parser:
             else:
                 raise self.error(n, f"text outside a genome: {quote(line)}")
             return
-        if not line:
+        if colon and key == "Kind" and not self.genes and self.gene_class is None and self.kind is None:
+            cls = kind_class(rest, self.path, n)
+            if cls is not Genome:
+                self.kind, self.kind_line, self.kind_lines = cls, n, []
+        elif self.kind is not None:
+            self.feed_kind(n, line, key, colon)
+        elif not line:
             self.close_gene()
         elif line == "END":
             self.close_gene()
             self.close_genome(n)
         elif colon and key in ("ID", "Still Alive"):
             raise self.error(n, f"genome {self.genome_id} has no END before this '{key}:' line")
+        elif colon and key == "Kind":
+            raise self.error(n, "'Kind:' must come right after 'ID:'")
         elif colon and key == "Name":
             self.close_gene()
             self.open_gene(n, rest)
@@ -105,6 +120,16 @@ class _Parser:
             raise self.error(n, f"{self.gene_class.NAME}: duplicated key '{key}' (first at line {first})")
         else:
             self.items[key] = (rest, n)
+
+    def feed_kind(self, n: int, line: str, key: str, colon: str) -> None:
+        """A line of a genome of another kind: kept for its class until END."""
+        if line == "END":
+            self.records.append(self.kind.from_lines(self.genome_id, self.kind_lines, self.path, self.kind_line))
+            self.genome_id, self.kind = None, None
+        elif colon and key in ("ID", "Still Alive", "Kind"):
+            raise self.error(n, f"genome {self.genome_id} has no END before this '{key}:' line")
+        else:
+            self.kind_lines.append((n, line))
 
     def open_genome(self, n: int, text: str) -> None:
         if not re.fullmatch(r"[0-9]+", text):

@@ -5,7 +5,7 @@ methods and attributes over a player, so random, Turing and Monte Carlo can ente
 a cutechess-cli tournament with no protocol code of their own. `go` thinks in a
 thread (the protocol thread stays free for `isready` and `stop`), turning the
 UCI limits into the seconds the player may use: movetime, or a share of the
-clock (players.move_budget), or until `stop` for infinite and ponder searches.
+clock (the engine's plan, timeman.allocate), or until `stop` for infinite and ponder searches.
 `stop` makes the player return its best move so far at once. Options that only
 mean something to the genome engine (hash size, MultiPV, search mode) are
 accepted and ignored; loading a genome is refused with a clear message. The
@@ -18,9 +18,8 @@ import threading
 import time
 
 from genchess.engine import BackgroundSearch, Score, SearchResult
-from genchess.match import Clock, TimeControl
-from genchess.players import PlayerSpecError, make_player, move_budget, parse_spec
-from genchess.timeman import Limits
+from genchess.players import PlayerSpecError, make_player, parse_spec
+from genchess.timeman import ITERATION_GROWTH, Limits, allocate
 
 UNTIMED_SECONDS = 1.0      # a `go depth N` or `go nodes N` means nothing to these players
 
@@ -50,6 +49,8 @@ class PlayerEngine(BackgroundSearch):
         self.search_mode = "iterative"
         self.move_overhead_ms = move_overhead_ms
         self.genome = default_genome()
+        packed = self.genome.pack()
+        self.look_ahead = (packed["mean_game_length"], packed["game_length_uncertainty"])
         self.searcher = self                    # xboard asks searcher.progress()
         self._timer: threading.Timer | None = None
         self._started = 0.0
@@ -109,14 +110,17 @@ class PlayerEngine(BackgroundSearch):
             return max(limits.movetime / 1000 - overhead, 0.005)
         if limits.is_timed():
             white = self.board.turn == "w"
-            own = limits.wtime if white else limits.btime
-            if own is None:
+            if (limits.wtime if white else limits.btime) is None:
                 return UNTIMED_SECONDS
-            increment = ((limits.winc if white else limits.binc) or 0) / 1000
-            clock = Clock(TimeControl(0.0, increment, limits.movestogo or 0))
-            clock.remaining = [max((limits.wtime or 0) / 1000 - overhead, 0.0),
-                               max((limits.btime or 0) / 1000 - overhead, 0.0)]
-            return move_budget(clock, white, UNTIMED_SECONDS)
+            # The engine's clock plan, reserve and all (players.move_budget, made for
+            # in-process games, let the clock sink to a few increments). A player
+            # stops at its time, so it gets the move's target: what a search spends
+            # on average, ITERATION_GROWTH times its soft limit.
+            budget = allocate(limits, white, self.board.fullmove_number - 1, *self.look_ahead,
+                              self.move_overhead_ms)
+            if limits.received is not None:
+                budget = budget.after(time.monotonic() - limits.received)
+            return max(min(budget.soft * ITERATION_GROWTH, budget.hard), 0.001)
         return UNTIMED_SECONDS
 
     def _cancel_timer(self) -> None:

@@ -64,7 +64,7 @@ PIECE_VALUES = {"P": 1.0, "N": 3.0, "B": 3.5, "R": 5.0, "Q": 10.0, "K": 0.0}
 MATE = 1e6
 MAX_PLY = 12
 EPS = 1e-7
-CHECK_EVERY = 64
+CHECK_EVERY = 16
 
 ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
 DIAGONAL = ((1, 1), (1, -1), (-1, 1), (-1, -1))
@@ -437,13 +437,17 @@ class TuringPlayer:
         tied = [m for m in values if values[m] == best]
         plays = {}
         for move in tied:
+            # Position play breaks ties; past the deadline, the ties weighed so far
+            # decide (the clock matters more than the last tie-break).
+            if plays and self._deadline and time.monotonic() > self._deadline:
+                break
             frm, to, _ = parse_uci(move)
             castled = arr[frm].upper() == "K" and abs(frm % 8 - to % 8) == 2
             board.push_uci(move)
             plays[move] = position_play(board, placement(board.fen()), me, castled)
             board.pop()
         top = max(plays.values())
-        choice = self.rng.choice(sorted(m for m in tied if plays[m] == top))
+        choice = self.rng.choice(sorted(m for m in plays if plays[m] == top))
         pv = [choice] + ([replies[choice]] if replies[choice] else [])
         result = TuringResult(choice, best, top, pv, self.nodes, self._seldepth,
                               time.monotonic() - start, complete)

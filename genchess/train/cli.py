@@ -1,45 +1,73 @@
-"""`genchess-train CONFIG`: run (or resume) a gene-pool evolution."""
+"""`genchess-train CONFIG`: run (or resume) the evolution the file's `method` names."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from genchess.genome import GenomeError
 from genchess.train.config import ConfigError, keys_help, parse_config
+
+# method -> (module, trainer class): the class takes the method's config object
+# and has run() -> exit status.
+TRAINERS = {
+    "gene pool": ("genchess.train.trainer", "Trainer"),
+    "kendall-whitwell": ("genchess.train.kendall", "KendallTrainer"),
+}
+
+
+def trainer_for(config):
+    module, name = TRAINERS[getattr(config, "method", "gene pool")]
+    return getattr(importlib.import_module(module), name)(config)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="genchess-train",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Evolve chess genomes in gene pools: players are paired at random each "
-                    "round, every game's two players mate, and the offspring replaces the loser. "
-                    "Starting again with an existing gene pool file resumes the run.",
+        description="Evolve chess genomes. method = gene pool (the default): players are "
+                    "paired at random each round, every game's two players mate, and the "
+                    "offspring replaces the loser. method = kendall-whitwell: a population of "
+                    "material weights evolves by two-game matches of fixed-depth players, the "
+                    "loser replaced by a clone of the winner, mutation scaled by the population's "
+                    "spread. Starting again with existing files resumes the run.",
         epilog=keys_help() + """
 
 controls while running:
-  Ctrl-Z  pause after the games in progress are finished and written (fg continues)
+  Ctrl-Z  (gene pool) pause after the games in progress are finished and written (fg continues)
   Ctrl-C  stop at once; every finished game is already on disk
 
 files:
   <gene pool file>           every genome ever created, plus 'Still Alive' lines after each
                              round (genchess --genome FILE plays the smallest living ID)
   <gene pool file>_games.txt every game as PGN (round, pool, IDs, result, reason, time control)
-  genchess-plot <gene pool file> draws what evolved""")
+  genchess-plot <gene pool file> draws what evolved
+  kendall-whitwell: <population file>, <population file>_games.txt and
+  <population file>_average.genome (the average player of each generation;
+  genchess --genome plays the last); genchess-kw-study CONFIG runs the mutation study""")
     parser.add_argument("config", metavar="CONFIG", help="configuration file (see the keys below)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="play the games on a dask.distributed cluster: tcp://HOST:PORT of a "
+                             "running dask scheduler, or local:N for N worker processes on this "
+                             "machine (overrides the scheduler key; needs pip install "
+                             "\"genchess[cluster]\")")
     return parser
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    from genchess.train.trainer import Trainer
+    from genchess.train.executors import ClusterError, parse_scheduler
 
     try:
         config = parse_config(args.config)
-        trainer = Trainer(config)
-        return trainer.run()
-    except (ConfigError, GenomeError) as e:
+        if args.scheduler is not None:
+            try:
+                config.scheduler = parse_scheduler(args.scheduler)
+            except ValueError as e:
+                raise ConfigError(f"--scheduler: {e}") from None
+        return trainer_for(config).run()
+    except (ConfigError, GenomeError, ClusterError) as e:
         print(f"genchess-train: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:

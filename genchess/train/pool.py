@@ -80,6 +80,14 @@ class Pools:
                 pools.stat(genome_id).birth_pool = pool
         return pools
 
+    def seed_from(self, sources: list[Genome], rng: random.Random) -> None:
+        """Replace every genome by a mutated copy of one of `sources` (in turn):
+        evolution that starts from known genomes instead of random ones."""
+        for i, genome_id in enumerate(sorted(self.genomes)):
+            genome = sources[i % len(sources)].copy(genome_id)
+            genome.mutate(rng)
+            self.genomes[genome_id] = genome
+
     def pairings(self, pool: int, rng: random.Random) -> list[tuple[int, int]]:
         """Random pairs; the first of each pair has white."""
         ids = list(self.members[pool])

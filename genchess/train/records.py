@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.genome import Genome, parse_genome_text
+from genchess.genome import Genome, StillAlive, parse_genome_text
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -65,6 +65,16 @@ def set_aside(torn: TornTail) -> None:
         f.truncate(torn.offset)
 
 
+def move_aside(path: Path, text: str) -> Path:
+    """Append `text` (the whole file) to <path>.torn and remove the file: for a run
+    stopped while writing its first records, which then starts afresh."""
+    aside = Path(str(path) + ".torn")
+    with open(aside, "a", encoding="utf-8") as f:
+        f.write(text)
+    path.unlink()
+    return aside
+
+
 def is_pool_record_end(line: str) -> bool:
     return line.strip() == "END" or line.startswith("Still Alive:")
 
@@ -91,7 +101,7 @@ def read_pool_file(path: Path, pool_count: int) -> PoolFileState:
     current: dict[int, tuple[int, ...]] = {}
     pools_seen = 0
     for record in parsed.records:
-        if isinstance(record, Genome):
+        if not isinstance(record, StillAlive):      # a genome, of whatever kind
             continue
         pools_seen = max(pools_seen, record.pool + 1)
         if record.pool == 0:

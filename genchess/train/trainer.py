@@ -1,31 +1,31 @@
 """The gene-pool run: rounds of games in parallel, breeding, swaps, files, console.
 
-Games are handed to a standard `concurrent.futures.Executor` a few at a time (no
-more in flight than there are workers) so that a pause, a stop or the time limit
-takes effect after the games already running, and each result is written the
-moment it arrives. Everything needed to resume lives in the two append-only
+Games are handed to the executor of executors.py (local processes or a dask
+cluster) a few at a time (no more in flight than there are workers) so that a
+pause, a stop or the time limit takes effect after the games already running,
+and each result is written the moment it arrives, once. Everything needed to resume lives in the two append-only
 files; see records.py for how a killed run is picked up again.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import os
 import random
 import signal
 import sys
 import time
-from collections import Counter, deque
+from collections import Counter
 from pathlib import Path
 
 from genchess.genome import GenomeError, parse_genome_text
 from genchess.genome.genome_file import StillAlive
+from genchess.train import executors
 from genchess.train.config import ConfigError, TrainConfig
 from genchess.train.pool import Pools, game_time
 from genchess.pgn import pgn_text
-from genchess.train.records import (AppendFile, is_pool_record_end, read_games_file,
+from genchess.train.records import (AppendFile, is_pool_record_end, move_aside, read_games_file,
                                     read_pool_file, set_aside, split_complete)
-from genchess.train.worker import GameJob, GameResult, init_worker, play_job
+from genchess.train.worker import GameJob, GameResult, play_job
 from genchess_core import Board, FenError
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -48,6 +48,11 @@ def read_openings(path: Path) -> list[str]:
     return fens
 
 
+def job_key(job: GameJob) -> tuple[int, int, int, int]:
+    """A game's identity: a pairing happens once per round and pool."""
+    return job.round, job.pool, job.white_id, job.black_id
+
+
 class PoolCounters:
     def __init__(self):
         self.results = Counter()
@@ -64,8 +69,9 @@ class Trainer:
     def __init__(self, config: TrainConfig, out=print, executor_factory=None):
         self.config = config
         self.out = out
+        # workers -> a context manager giving an executor (a plain Executor is one).
         self.executor_factory = executor_factory or (
-            lambda workers: cf.ProcessPoolExecutor(workers, initializer=init_worker))
+            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.openings = read_openings(config.opening_file) if config.opening_file else None
         self.pause_requested = False
@@ -75,6 +81,10 @@ class Trainer:
         self.search_seconds = 0.0
         self.games_this_run = 0
         self.games_at_snapshot = 0
+        self.champion = None
+        if config.champion is not None:
+            from genchess.train.champion import Champion
+            self.champion = Champion(config.pool_file, config.champion, out)
 
     # ------------------------------------------------------------ state
 
@@ -87,6 +97,13 @@ class Trainer:
             return
         rng = random.Random(f"{self.seed}:init")
         self.pools = Pools.fresh(cfg.pool_count, cfg.population, rng)
+        if cfg.initial_genomes:
+            try:
+                seeds = parse_genome_text(cfg.initial_genomes.read_text(encoding="utf-8"),
+                                          str(cfg.initial_genomes)).genomes
+            except (GenomeError, OSError, UnicodeDecodeError) as e:
+                raise ConfigError(f"initial genomes: {e}") from None
+            self.pools.seed_from(seeds, rng)
         self.counters = [PoolCounters() for _ in range(cfg.pool_count)]
         self.pool_out = AppendFile(cfg.pool_file)
         self.games_out = AppendFile(cfg.games_file)
@@ -110,10 +127,7 @@ class Trainer:
             parse_genome_text(good, str(cfg.pool_file))
         except GenomeError:
             return False
-        aside = Path(str(cfg.pool_file) + ".torn")
-        with open(aside, "a", encoding="utf-8") as f:
-            f.write(text)
-        cfg.pool_file.unlink()
+        aside = move_aside(cfg.pool_file, text)
         self.out(f"warning: {cfg.pool_file} holds genomes but no round was ever started "
                  f"(the run was stopped while creating them); moved them to {aside}, starting afresh")
         return True
@@ -209,27 +223,31 @@ class Trainer:
 
     def run(self) -> int:
         cfg = self.config
-        self.load_or_create()
-        self.install_signals()
         started = time.monotonic()
-        deadline = started + cfg.time_limit if cfg.time_limit else None
-        executor = self.executor_factory(cfg.workers)
         try:
-            while not self.stop_requested:
-                if deadline and time.monotonic() >= deadline:
-                    self.out(f"Time limit reached after {self.games_this_run} games this run.")
-                    break
-                self.round += 1
-                self.play_round(executor, deadline)
+            # Connect first: a cluster that cannot be used leaves no files behind.
+            with self.executor_factory(cfg.workers) as executor:
+                self.load_or_create()
+                self.install_signals()
+                started = time.monotonic()
+                deadline = started + cfg.time_limit if cfg.time_limit else None
+                try:
+                    while not self.stop_requested:
+                        if deadline and time.monotonic() >= deadline:
+                            self.out(f"Time limit reached after {self.games_this_run} games this run.")
+                            break
+                        self.round += 1
+                        self.play_round(executor, deadline)
+                        self.check_champion(executor)
+                finally:
+                    self.pool_out.close()
+                    self.games_out.close()
         except KeyboardInterrupt:
-            self.kill(executor)
-            self.out(f"\nStopped. {self.pools.games_played} games are safely in {cfg.games_file}; "
-                     f"run the same command to resume.")
+            self.out(f"\nStopped. {self.games_on_disk()}")
             return 130
-        finally:
-            self.pool_out.close()
-            self.games_out.close()
-        executor.shutdown(wait=True)
+        except executors.ExecutorLost as e:
+            self.out(f"Stopped: {e}. {self.games_on_disk()}")
+            return 1
         wall = time.monotonic() - started
         if wall > 0 and self.games_this_run:
             share = self.search_seconds / (wall * cfg.workers)
@@ -238,13 +256,28 @@ class Trainer:
                      f"workers spent {share:.0%} of their time searching")
         return 0
 
-    @staticmethod
-    def kill(executor) -> None:
-        # The process list must be read first: shutdown() forgets it.
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.kill()
+    def check_champion(self, executor) -> None:
+        """Every champion interval: crown the first champion, or let the best
+        living genome (most wins, then most games, then lowest ID) challenge it."""
+        cfg, champion = self.config, self.champion
+        if champion is None or not champion.due(self.pools.games_played):
+            return
+        def rank(i):
+            return (-self.pools.stat(i).wins, -self.pools.stat(i).games, i)
+        if champion.genome is None:
+            initial = [i for i in self.pools.genomes if i < cfg.pool_count * cfg.population]
+            champion.crown(self.pools.genomes[min(initial, key=rank)], "best of the initial population")
+            return
+        best = min((i for ids in self.pools.members for i in ids), key=rank)
+        seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
+                            cfg.oscillating)
+        champion.challenge(executor, cfg.workers, self.pools.genomes[best], self.openings or [None],
+                           seconds, cfg.search, self.round, self.pools.games_played)
+
+    def games_on_disk(self) -> str:
+        played = self.pools.games_played if hasattr(self, "pools") else 0
+        return (f"{played} games are safely in {self.config.games_file}; "
+                f"run the same command to resume.")
 
     def jobs_for_round(self) -> list[GameJob]:
         cfg = self.config
@@ -263,23 +296,24 @@ class Trainer:
     def play_round(self, executor, deadline) -> None:
         cfg = self.config
         round_start = time.monotonic()
-        pending = deque(self.jobs_for_round())
-        seconds = pending[0].seconds if pending else cfg.min_time
-        running: set[cf.Future] = set()
+        jobs = self.jobs_for_round()
+        seconds = jobs[0].seconds if jobs else cfg.min_time
         lines: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
         matings: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
-        while pending or running:
+
+        def may_submit():
             stopping = self.stop_requested or (deadline and time.monotonic() >= deadline)
-            while pending and len(running) < cfg.workers and not self.pause_requested and not stopping:
-                running.add(executor.submit(play_job, pending.popleft()))
-            if not running:
-                if self.pause_requested:
-                    self.pause()
-                    continue
-                break                           # stopping: the rest of the round is not played
-            done, running = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-            for future in done:
-                self.record(future.result(), lines, matings)
+            return not (self.pause_requested or stopping)
+
+        def on_idle():
+            if self.pause_requested:
+                self.pause()
+                return True
+            return False                        # stopping: the rest of the round is not played
+
+        for result in executors.completed(executor, play_job, jobs, cfg.workers,
+                                          may_submit=may_submit, on_idle=on_idle, key=job_key):
+            self.record(result, lines, matings)
         self.end_round(seconds, time.monotonic() - round_start, lines, matings)
 
     def pause(self) -> None:
@@ -305,6 +339,8 @@ class Trainer:
         }
         self.games_out.write(pgn_text(rec, event="GenChess gene pool", tags=tags))
         self.pools.replace(job.pool, loser, child, from_draw=score == 0.5)
+        if self.champion is not None:
+            self.champion.note_birth(child.id, (job.white_id, job.black_id), job.round)
         self.counters[job.pool].add(rec.result)
         self.search_seconds += result.search_seconds
         self.games_this_run += 1

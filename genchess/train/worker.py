@@ -1,8 +1,8 @@
 """One game in a worker process: the unit of work the trainer hands to an executor.
 
 Jobs and results are small plain dataclasses (genomes travel as text) so any
-`concurrent.futures.Executor` can run them: a local process pool today, a cluster
-executor (e.g. dask.distributed's `Client.get_executor()`) tomorrow. Each worker
+`concurrent.futures.Executor` can run them (executors.py: a local process pool or
+a dask.distributed cluster, which pickles them to its workers). Each worker
 process keeps its two engines between games; only their genomes change.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from genchess.engine import Engine
 from genchess.genome import parse_genome_text
 from genchess.match import EnginePlayer, GameRecord, TimeControl, play_game
+from genchess_core.search import ALL_FEATURES
 
 HASH_MB = 8
 MOVE_OVERHEAD_MS = 5      # in-process games lose no time to pipes or GUIs
@@ -33,8 +34,11 @@ class GameJob:
     white_genome: str
     black_genome: str
     start_fen: str | None
-    seconds: float
+    seconds: float              # per side, on a clock; unused with a fixed depth
     search_mode: str
+    depth: int | None = None    # a fixed depth per move and no clock (deterministic players)
+    features: int = ALL_FEATURES        # the search's heuristics (e.g. KENDALL_WHITWELL_FEATURES)
+    quiescence_cap: float = 0.0         # quiescence ends at this many times the depth; 0: never
 
 
 @dataclass
@@ -62,14 +66,18 @@ def engines_for(mode: str) -> tuple[Engine, Engine]:
 
 def play_job(job: GameJob) -> GameResult:
     white_engine, black_engine = engines_for(job.search_mode)
-    white_engine.set_genome(parse_genome_text(job.white_genome).genomes[0])
-    black_engine.set_genome(parse_genome_text(job.black_genome).genomes[0])
-    white = EnginePlayer(white_engine, f"GenChess {job.white_id}")
-    black = EnginePlayer(black_engine, f"GenChess {job.black_id}")
+    for engine, text in ((white_engine, job.white_genome), (black_engine, job.black_genome)):
+        # Engines are reused between jobs: every job sets its whole search configuration.
+        engine.set_genome(parse_genome_text(text).genomes[0])
+        engine.searcher.features = job.features
+        engine.searcher.quiescence_cap = job.quiescence_cap
+    white = EnginePlayer(white_engine, f"GenChess {job.white_id}", depth=job.depth)
+    black = EnginePlayer(black_engine, f"GenChess {job.black_id}", depth=job.depth)
     spent = [0.0]
 
     def on_move(board, move, used, clock):
         spent[0] += used
 
-    record = play_game(white, black, job.start_fen, TimeControl(job.seconds), on_move=on_move)
+    control = None if job.depth else TimeControl(job.seconds)
+    record = play_game(white, black, job.start_fen, control, on_move=on_move)
     return GameResult(job, record, spent[0])

@@ -1,0 +1,50 @@
+"""Evaluation kinds: which genome class reads a genome file's block, by its `Kind:`.
+
+A genome file holds blocks `ID: n` ... `END`. A block may name its kind on the
+line after `ID:` (`Kind: material`); without one it is a Genetic Chess genome,
+so every file written before kinds existed still reads. Each kind is one module
+of this package with one class that has:
+
+    KIND                           the name used after `Kind:`
+    id                             the genome ID
+    from_lines(id, lines, path)    build from the block's `(line number, text)`
+                                   lines between `Kind:` and `END`; GenomeError
+                                   with path:line on any problem
+    to_text()                      the whole block, `ID:` to `END`, read back equal
+    pack()                         the flat dict the C evaluation loads once, with
+                                   `kind` set, plus the time-management keys
+                                   (`time_management_defaults()` for kinds that
+                                   do not evolve them)
+    copy(new_id=None), __eq__
+
+Evolutionary operators belong to the trainer that uses the kind: each design
+mutates in its own way (gene-wise, by population spread, by table squares).
+"""
+
+from __future__ import annotations
+
+from .genes import GenomeError, LookAheadGene, quote
+
+GENOME_KINDS: dict[str, type] = {}
+
+
+def register_kind(cls: type) -> type:
+    """Class decorator: make `Kind: <cls.KIND>` blocks read as `cls`."""
+    GENOME_KINDS[cls.KIND] = cls
+    return cls
+
+
+def kind_class(name: str, path: str, line: int) -> type:
+    cls = GENOME_KINDS.get(name)
+    if cls is None:
+        known = ", ".join(sorted(GENOME_KINDS))
+        raise GenomeError.at(path, line, f"unknown genome kind {quote(name)} (known: {known})")
+    return cls
+
+
+def time_management_defaults() -> dict:
+    """The default Look Ahead Gene's packed keys: how a kind without time genes
+    spends its clock (the log-normal game-length model and budget speculation)."""
+    params: dict = {}
+    LookAheadGene().pack(params)
+    return params

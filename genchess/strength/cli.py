@@ -1,0 +1,157 @@
+"""`genchess match` and `genchess gauntlet`: the command lines over the runner.
+
+Everything is checked before the first game (engines started once and asked
+their protocol, openings read and checked line by line, the time control and
+SPRT settings parsed): bad input is one line on stderr and exit status 2. With
+--json the progress lines go to stderr and only the JSON result to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DEFAULT_OPENINGS = DATA / "openings.epd"
+DEFAULT_MOVE_OPENINGS = DATA / "openings_moves.txt"    # for engines without setboard
+SPRT_MAX_GAMES = 20000
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit status 2."""
+
+
+def add_match_arguments(p) -> None:
+    p.add_argument("engines", nargs=2, metavar="ENGINE",
+                   help="genchess[:GENOME[:ID]] [search=MODE ga_level=1|2 hash=MB name=N player=turing], "
+                        "or 'uci:CMD [ARGS] [OPTION=VALUE...]' / 'xboard:CMD ...' (quote it)")
+    p.add_argument("--games", type=int, metavar="N",
+                   help=f"games to play (default 100; with --sprt, at most {SPRT_MAX_GAMES})")
+    add_common_arguments(p)
+    p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
+                   help="stop at a decision: elo0=0 elo1=5 alpha=0.05 beta=0.05 "
+                        "model=normalized|logistic")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+
+
+def add_common_arguments(p) -> None:
+    p.add_argument("--tc", default="10+0.1", metavar="TC",
+                   help="base+inc, moves/base(+inc), st=SECONDS per move, nodes=N or depth=N "
+                        "(default 10+0.1)")
+    p.add_argument("--timemargin", type=float, default=0.0, metavar="MS",
+                   help="milliseconds a move may overrun the clock before it is lost (default 0)")
+    p.add_argument("--openings", metavar="FILE",
+                   help="EPD positions, a PGN file (first --plies plies) or lines of UCI moves "
+                        "(default: genchess/data/openings.epd; its move list for engines that "
+                        "cannot set up positions)")
+    p.add_argument("--plies", type=int, default=8, metavar="N", help="plies of each PGN opening (default 8)")
+    p.add_argument("--seed", type=int, metavar="N", help="shuffle the openings with this seed")
+    p.add_argument("--concurrency", type=int, metavar="N",
+                   help="games at once (default: half the cores)")
+    p.add_argument("--pgn", metavar="FILE", help="append every game to this PGN file")
+
+
+def parse_control(args):
+    from genchess.match import TimeControl
+    try:
+        control = TimeControl.parse(args.tc)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if not (args.timemargin >= 0 and math.isfinite(args.timemargin)):
+        raise UsageError(f"--timemargin must be a number of milliseconds of at least 0, not {args.timemargin:g}")
+    control.margin = args.timemargin / 1000
+    return control
+
+
+def check_common(args) -> None:
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
+    if args.plies < 0:
+        raise UsageError(f"--plies must not be negative, not {args.plies}")
+    if args.pgn:
+        try:
+            open(args.pgn, "a", encoding="utf-8").close()
+        except OSError as e:
+            raise UsageError(f"cannot write PGN file {args.pgn}: {e.strerror}") from None
+
+
+def load_openings(args, specs):
+    """The openings for these engines; engines that cannot set up positions get
+    the shipped move-list openings unless a file was given."""
+    from genchess.strength.openings import OpeningError, read_openings
+    needs_moves = [s for s in specs if s.needs_moves]
+    path = args.openings or (DEFAULT_MOVE_OPENINGS if needs_moves else DEFAULT_OPENINGS)
+    try:
+        openings = read_openings(path, args.plies)
+    except OpeningError as e:
+        raise UsageError(str(e)) from None
+    for spec in needs_moves:
+        bad = next((o for o in openings if not o.from_start), None)
+        if bad is not None:
+            raise UsageError(f"{bad.source}: engine {spec.text!r} cannot set up positions (xboard "
+                             f"setboard=0): give it openings as moves, a PGN or a file of UCI "
+                             f"move lines such as {DEFAULT_MOVE_OPENINGS}")
+    if args.seed is not None:
+        random.Random(args.seed).shuffle(openings)
+    return openings
+
+
+def probe_all(texts):
+    from genchess.strength.engines import SpecError, parse_engine_spec, probe
+    specs = []
+    for text in texts:
+        try:
+            specs.append(probe(parse_engine_spec(text)))
+        except SpecError as e:
+            raise UsageError(str(e)) from None
+    return specs
+
+
+def cmd_match(args) -> int:
+    prog = "genchess match"
+    try:
+        return run_match(args)
+    except UsageError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+
+
+def run_match(args) -> int:
+    from genchess.strength.runner import MatchRunner
+    from genchess.strength.sprt import parse_sprt
+
+    control = parse_control(args)
+    check_common(args)
+    sprt = None
+    if args.sprt:
+        try:
+            sprt = parse_sprt(args.sprt)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    games = args.games if args.games is not None else (SPRT_MAX_GAMES if sprt else 100)
+    if games < 1:
+        raise UsageError(f"--games must be at least 1, not {games}")
+    specs = probe_all(args.engines)
+    openings = load_openings(args, specs)
+    out = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
+        (lambda line: print(line, flush=True))
+    runner = MatchRunner((specs[0], specs[1]), control, openings, games, args.concurrency, sprt,
+                         args.pgn, out)
+    out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at {control.spelling()}, "
+        f"{len(openings)} openings, {runner.concurrency} at once"
+        + (f", SPRT [{sprt.elo0:g}, {sprt.elo1:g}]" if sprt else ""))
+    result = runner.run()
+    for line in result.summary_lines():
+        out(line)
+    if args.pgn:
+        out(f"Games appended to {args.pgn}")
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2, default=_json_number))
+    return 130 if result.stopped == "interrupted" else (1 if result.stopped.startswith("a game failed") else 0)
+
+
+def _json_number(value):
+    return str(value)

@@ -1,0 +1,105 @@
+"""Match openings: start positions (EPD), the first plies of PGN games, or lines of
+UCI moves from the standard start.
+
+An opening is a start position plus moves, so one type serves all three files
+and an engine that cannot set up a position (xboard `setboard=0`, Fairy-Max)
+can still be given any opening that is moves from the start. Every line is
+checked when the file is read, so a bad one is reported as `file:line` before
+any game starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from genchess_core import STARTING_FEN, Board, FenError
+
+DEFAULT_PLIES = 8           # plies taken from each PGN game
+
+
+class OpeningError(ValueError):
+    """A problem in an opening file; the message reads `file:line: problem`."""
+
+
+@dataclass(frozen=True)
+class Opening:
+    fen: str                        # where the game starts
+    moves: tuple[str, ...] = ()     # then these moves
+    source: str = ""                # file:line, for the PGN's Opening tag
+
+    @property
+    def from_start(self) -> bool:
+        """Playable by an engine that cannot set up positions."""
+        return self.fen == STARTING_FEN
+
+
+def _checked(fen: str, moves: list[str], where: str) -> Opening:
+    try:
+        board = Board(fen)
+    except FenError as e:
+        raise OpeningError(f"{where}: {e}") from None
+    for move in moves:
+        if move not in board.legal_moves():
+            raise OpeningError(f"{where}: illegal move {move!r} in {board.fen()}")
+        board.push_uci(move)
+    if board.outcome(claim_draw=True).termination is not None:
+        raise OpeningError(f"{where}: the game is already over after the opening")
+    return Opening(Board(fen).fen(), tuple(moves), where)
+
+
+def read_openings(path: str | Path, plies: int = DEFAULT_PLIES) -> list[Opening]:
+    """Every opening of an EPD, PGN or UCI-moves file (by content: `.pgn` files are
+    PGN; other lines with a `/` are EPD/FEN, the rest UCI moves)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OpeningError(f"{path}: no such opening file") from None
+    except UnicodeDecodeError:
+        raise OpeningError(f"{path}: not a UTF-8 text file") from None
+    except OSError as e:
+        raise OpeningError(f"{path}: cannot read: {e.strerror}") from None
+    if path.suffix.lower() == ".pgn":
+        openings = _read_pgn(path, text, plies)
+    else:
+        openings = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            where = f"{path}:{n}"
+            if "/" in line:
+                fields = line.split(";")[0].split()
+                if len(fields) < 4:
+                    raise OpeningError(f"{where}: expected an EPD position (4 fields), got {line[:60]!r}")
+                counters = fields[4:6] if len(fields) >= 6 and all(f.isdigit() for f in fields[4:6]) \
+                    else ["0", "1"]
+                openings.append(_checked(" ".join(fields[:4] + counters), [], where))
+            else:
+                openings.append(_checked(STARTING_FEN, line.split(), where))
+    if not openings:
+        raise OpeningError(f"{path}: no openings in the file")
+    return openings
+
+
+def _read_pgn(path: Path, text: str, plies: int) -> list[Opening]:
+    import io
+
+    import chess.pgn
+
+    openings = []
+    stream = io.StringIO(text)
+    number = 0
+    while True:
+        offset_line = text.count("\n", 0, stream.tell()) + 1
+        game = chess.pgn.read_game(stream)
+        if game is None:
+            break
+        number += 1
+        where = f"{path}:{offset_line}"
+        if game.errors:
+            raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
+        moves = [move.uci() for move in list(game.mainline_moves())[:plies]]
+        openings.append(_checked(game.board().fen(), moves, where))
+    return openings

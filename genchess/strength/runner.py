@@ -1,0 +1,247 @@
+"""A match between two engines: game pairs in parallel, results as they come.
+
+Each opening is played twice with colours reversed (a game pair), the first
+engine White in the pair's first game. Games are jobs for a standard
+`concurrent.futures` executor (a process pool by default, as the trainer's),
+whose workers keep their players, and so their engine processes, between
+games; no more jobs are in flight than there are workers, so an SPRT verdict
+or Ctrl-C stops the match after at most that many unfinished games, which are
+simply not counted. Every finished game goes to the PGN file at once.
+
+Statistics are from the first engine's side: every game as it finishes, every
+pair once both its games are in (pentanomial counts, SPRT on pairs).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from genchess.match import GameRecord, TimeControl, play_game
+from genchess.strength.engines import EngineSpec, make_match_player
+from genchess.strength.openings import Opening
+from genchess.strength.sprt import CONTINUE, Sprt
+from genchess.strength.stats import MatchStats, format_elo
+
+SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+MAX_PLIES = 1000            # a game still going after this is a draw
+
+_local = threading.local()
+
+
+@dataclass
+class MatchJob:
+    number: int                 # 0-based game number
+    engines: tuple[EngineSpec, EngineSpec]
+    opening: Opening
+    control: TimeControl
+    max_plies: int = MAX_PLIES
+
+    @property
+    def pair(self) -> int:
+        return self.number // 2
+
+    @property
+    def first_is_white(self) -> bool:
+        return self.number % 2 == 0
+
+
+def _players(engines: tuple[EngineSpec, EngineSpec]):
+    """This worker's players for the two sides, started once and kept."""
+    cache = _local.__dict__.setdefault("players", {})
+    players = []
+    for slot, spec in enumerate(engines):
+        key = (slot, spec)
+        if key not in cache:
+            cache[key] = make_match_player(spec)
+            close = getattr(cache[key], "close", None)
+            if close is not None:
+                _close_at_exit(close)
+        players.append(cache[key])
+    return players
+
+
+def _close_at_exit(close) -> None:
+    # multiprocessing runs its own finalizers (not atexit) when a worker ends.
+    from multiprocessing import util
+    util.Finalize(None, close, exitpriority=10)
+
+
+def play_match_job(job: MatchJob) -> tuple[MatchJob, GameRecord]:
+    first, second = _players(job.engines)
+    white, black = (first, second) if job.first_is_white else (second, first)
+    record = play_game(white, black, job.opening.fen, job.control, max_plies=job.max_plies,
+                       opening_moves=job.opening.moves)
+    return job, record
+
+
+def init_worker() -> None:
+    from genchess.train.worker import init_worker as ignore_signals
+    ignore_signals()
+
+
+def default_concurrency() -> int:
+    """Games at once: half the cores, so each of the two engines has one."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@dataclass
+class MatchResult:
+    names: tuple[str, str]
+    stats: MatchStats = field(default_factory=MatchStats)
+    sprt: Sprt | None = None
+    terminations: Counter = field(default_factory=Counter)
+    failures: Counter = field(default_factory=Counter)     # (name, termination) of losses by rule
+    stopped: str = ""               # why the match ended early: an SPRT verdict, interrupted
+    records: list[GameRecord] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"engines": list(self.names), **self.stats.summary(),
+                "sprt": self.sprt.as_dict() if self.sprt else None,
+                "terminations": dict(self.terminations),
+                "failures": [{"engine": n, "termination": t, "count": c}
+                             for (n, t), c in sorted(self.failures.items())],
+                "stopped": self.stopped or None}
+
+    def summary_lines(self) -> list[str]:
+        s = self.stats
+        a, b = self.names
+        lines = [f"Score of {a} vs {b}: {s.wins} - {s.losses} - {s.draws}  [{s.score:.3f}] "
+                 f"{s.games} games"]
+        if s.games:
+            lines.append(f"Elo difference: {format_elo(s.elo())} (95%), LOS: {s.los():.1%}, "
+                         f"draw ratio: {s.draw_ratio:.1%}")
+        if sum(s.pairs):
+            lines.append(f"Pentanomial [LL, LD, WL+DD, WD, WW]: {s.pairs}, "
+                         f"Elo {format_elo(s.pentanomial_elo())} (95%)")
+        if self.sprt is not None:
+            verdict = {"H0": "H0 accepted", "H1": "H1 accepted"}.get(self.sprt.status(), "no decision")
+            lines.append(f"SPRT: {self.sprt.describe()}: {verdict}")
+        if self.failures:
+            lines.append("Lost by rule: " + ", ".join(f"{n} {t} x{c}"
+                                                      for (n, t), c in sorted(self.failures.items())))
+        if self.stopped:
+            lines.append(f"Stopped: {self.stopped}")
+        return lines
+
+
+RULE_LOSSES = ("time forfeit", "illegal move", "crash", "protocol error")
+
+
+class MatchRunner:
+    def __init__(self, engines: tuple[EngineSpec, EngineSpec], control: TimeControl,
+                 openings: list[Opening], games: int, concurrency: int | None = None,
+                 sprt: Sprt | None = None, pgn_path: str | None = None,
+                 out: Callable[[str], None] = print, event: str = "GenChess match",
+                 executor_factory=None, max_plies: int = MAX_PLIES):
+        self.engines = engines
+        self.control = control
+        self.openings = openings
+        self.games = games
+        self.concurrency = concurrency or default_concurrency()
+        self.sprt = sprt
+        self.pgn_path = pgn_path
+        self.out = out
+        self.event = event
+        self.max_plies = max_plies
+        self.executor_factory = executor_factory or (
+            lambda n: cf.ProcessPoolExecutor(n, initializer=init_worker))
+        names = [spec.name or spec.text for spec in engines]
+        if names[0] == names[1]:
+            names = [f"{names[0]} (1)", f"{names[1]} (2)"]
+        self.names = (names[0], names[1])
+        self.engines = tuple(_named(spec, name) for spec, name in zip(engines, names))
+        self.result = MatchResult(self.names, sprt=sprt)
+        self._pairs: dict[int, dict[int, float]] = {}
+
+    def jobs(self):
+        for number in range(self.games):
+            opening = self.openings[(number // 2) % len(self.openings)]
+            yield MatchJob(number, self.engines, opening, self.control, self.max_plies)
+
+    def run(self) -> MatchResult:
+        """Play the match; Ctrl-C ends it with the games so far (result.stopped says)."""
+        executor = self.executor_factory(min(self.concurrency, self.games))
+        pgn = open(self.pgn_path, "a", encoding="utf-8") if self.pgn_path else None
+        pending = self.jobs()
+        running: set[cf.Future] = set()
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and not self.result.stopped and len(running) < self.concurrency:
+                    job = next(pending, None)
+                    if job is None:
+                        exhausted = True
+                        break
+                    running.add(executor.submit(play_match_job, job))
+                if not running:
+                    break
+                done, running = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
+                for future in done:
+                    try:
+                        job, record = future.result()
+                    except Exception as e:          # a bug in a player, a worker killed
+                        self.result.stopped = f"a game failed: {type(e).__name__}: {e}"
+                        continue
+                    self.record(job, record, pgn)
+                if self.result.stopped:
+                    break
+        except KeyboardInterrupt:
+            self.result.stopped = "interrupted"
+        finally:
+            if pgn is not None:
+                pgn.close()
+            if self.result.stopped:
+                kill(executor)
+            else:
+                executor.shutdown(wait=True)
+        return self.result
+
+    def record(self, job: MatchJob, record: GameRecord, pgn) -> None:
+        from genchess.pgn import pgn_text
+
+        result = self.result
+        result.records.append(record)
+        score = SCORES.get(record.result, 0.5)
+        first = score if job.first_is_white else 1.0 - score
+        result.stats.add_game(first)
+        result.terminations[record.termination] += 1
+        if record.termination in RULE_LOSSES and record.result != "1/2-1/2":
+            loser = record.white if record.result == "0-1" else record.black
+            result.failures[(loser, record.termination)] += 1
+        if pgn is not None:
+            tags = {"Round": f"{job.pair + 1}.{job.number % 2 + 1}",
+                    "Opening": job.opening.source or "-", "Termination": record.termination}
+            pgn.write(pgn_text(record, event=self.event, tags=tags))
+            pgn.flush()
+        s = result.stats
+        self.out(f"Game {s.games}/{self.games} (pair {job.pair + 1}): {record.white} - "
+                 f"{record.black} {record.result} ({record.reason}), {len(record.moves)} plies | "
+                 f"{self.names[0]}: +{s.wins} ={s.draws} -{s.losses}")
+        pair = self._pairs.setdefault(job.pair, {})
+        pair[job.number % 2] = first
+        if len(pair) == 2:
+            s.count_pair(pair[0], pair[1])
+            del self._pairs[job.pair]
+            if self.sprt is not None:
+                verdict = self.sprt.update(s.pairs)
+                self.out(f"SPRT: {self.sprt.describe()}")
+                if verdict != CONTINUE:
+                    result.stopped = f"SPRT accepted {verdict} after {s.games} games"
+
+
+def _named(spec: EngineSpec, name: str) -> EngineSpec:
+    import dataclasses
+    return dataclasses.replace(spec, name=name)
+
+
+def kill(executor) -> None:
+    """Stop a process pool now, games in progress and all (their results are not
+    wanted); the workers' engines see their input close and exit."""
+    from genchess.train.trainer import Trainer
+    Trainer.kill(executor)

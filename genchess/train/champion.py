@@ -1,0 +1,247 @@
+"""The champion: the best genome a run has proved, kept in `<pool file>_champion.genome`.
+
+Evolution's winners are noisy: a genome with many wins may just have met weak
+partners. So the champion changes hands only through a match. Every
+`champion interval` games the trainer's best candidate plays game pairs against
+the champion under an SPRT (elo0 = 0, elo1 = 10 by default: "is it at least a
+little stronger?"), and is promoted only if the test accepts H1. No decision
+within `champion max games`, or H0, leaves the champion in place.
+
+The best candidate is, for the gene-pool trainer, the living genome with the
+most wins (ties: more games played, then the lower ID): the same rule as the
+pool swap (pool.Pools.best), over all pools. Other trainers pass their own
+candidate to `Champion.challenge`; the match, the file and the history are the
+same for all. The first champion is the best of the initial population (its
+genomes ranked by the same rule) when the first interval is reached, crowned
+without a match since there is no one to beat.
+
+The match's games are the trainer's own GameJobs submitted to the trainer's
+executor (worker.play_job), so they run wherever the evolution's games run, a
+local pool or a cluster. The champion file is replaced atomically (written to a
+temporary file, fsynced, renamed over the old one): a kill at any instant leaves
+the old champion or the new, never a torn file. Its comment lines carry the
+lineage (parents, birth round) and the match record; `genchess --genome
+pool.txt_champion.genome` plays it. Each promotion is also appended to
+`<pool file>_champion.txt`, one line with the match's Elo estimate, from which
+genchess-plot draws the champion's Elo gain over the run (the estimates chained).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from genchess.genome import Genome, load_genome
+from genchess.strength.sprt import CONTINUE, H1, Sprt
+from genchess.strength.stats import MatchStats, format_elo
+from genchess.train.worker import GameJob, play_job
+
+SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+HISTORY = re.compile(r"promotion (\d+): (\d+) replaces (\S+) at game (\d+): elo ([-+0-9.inf]+) "
+                     r"low ([-+0-9.inf]+) high ([-+0-9.inf]+)")
+
+
+@dataclass
+class ChampionSettings:
+    interval: int
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 400
+
+    def sprt(self) -> Sprt:
+        return Sprt(self.elo0, self.elo1, self.alpha, self.beta)
+
+
+def champion_path(pool_file: Path) -> Path:
+    return Path(str(pool_file) + "_champion.genome")
+
+
+def history_path(pool_file: Path) -> Path:
+    return Path(str(pool_file) + "_champion.txt")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` by `text` so that a reader (or a crash) sees the old file or
+    the new one, whole."""
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, path)
+    try:
+        directory = os.open(path.parent or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(directory)                 # the rename itself survives a power cut
+    finally:
+        os.close(directory)
+
+
+def champion_text(genome: Genome, lines: list[str]) -> str:
+    return "".join(f"# {line}\n" for line in lines) + genome.to_text()
+
+
+@dataclass
+class Lineage:
+    parents: tuple[int, int] | None = None
+    round: int | None = None
+
+    def describe(self) -> str:
+        if self.parents is None:
+            return "from the initial population (or born before the run was resumed)"
+        return f"parents {self.parents[0]} x {self.parents[1]}, born round {self.round}"
+
+
+class Champion:
+    """A trainer's champion: its file, its history, and the matches for it."""
+
+    def __init__(self, pool_file: Path, settings: ChampionSettings, out=print):
+        self.path = champion_path(pool_file)
+        self.history = history_path(pool_file)
+        self.settings = settings
+        self.out = out
+        self.lineage: dict[int, Lineage] = {}
+        self.genome: Genome | None = None
+        if self.path.exists():
+            self.genome = load_genome(str(self.path))
+        self.last_checked = 0
+
+    def note_birth(self, child: int, parents: tuple[int, int], round_number: int) -> None:
+        self.lineage[child] = Lineage(parents, round_number)
+
+    def due(self, games_played: int) -> bool:
+        interval = self.settings.interval
+        if games_played // interval > self.last_checked // interval:
+            self.last_checked = games_played
+            return True
+        return False
+
+    def crown(self, genome: Genome, why: str) -> None:
+        """Make `genome` the champion (no match: the first one)."""
+        lines = ["GenChess champion", f"genome {genome.id}: {self.lineage.get(genome.id, Lineage()).describe()}",
+                 why]
+        write_atomically(self.path, champion_text(genome, lines))
+        self.genome = genome
+        self.out(f"Champion: {genome.id} ({why})")
+
+    def challenge(self, executor, workers: int, candidate: Genome, openings: list[str | None],
+                  seconds: float, search: str, round_number: int, game_count: int) -> bool:
+        """An SPRT match of `candidate` against the champion through `executor`;
+        promote it on H1. Returns whether it was promoted."""
+        champion = self.genome
+        if champion is None or candidate.id == champion.id or candidate == champion:
+            return False
+        stats, sprt = play_sprt(executor, workers, candidate, champion, openings, seconds, search,
+                                round_number, self.settings)
+        estimate = stats.pentanomial_elo()
+        record = (f"{candidate.id} vs champion {champion.id}: +{stats.wins} ={stats.draws} "
+                  f"-{stats.losses}, {sum(stats.pairs)} pairs {stats.pairs}, Elo "
+                  f"{format_elo(estimate)}, {sprt.describe()}: {sprt.status()}")
+        if sprt.status() != H1:
+            self.out(f"Champion {champion.id} holds: {record}")
+            return False
+        lines = ["GenChess champion",
+                 f"genome {candidate.id}: {self.lineage.get(candidate.id, Lineage()).describe()}",
+                 f"promoted at game {game_count}: {record}",
+                 f"previous champion: {champion.id}"]
+        write_atomically(self.path, champion_text(candidate, lines))
+        number = sum(1 for _ in read_history(self.history)) + 1
+        with open(self.history, "a", encoding="utf-8") as f:
+            f.write(f"promotion {number}: {candidate.id} replaces {champion.id} at game {game_count}: "
+                    f"elo {estimate.elo:+.1f} low {estimate.low:+.1f} high {estimate.high:+.1f}\n")
+            f.flush()
+        self.genome = candidate
+        self.out(f"New champion: {candidate.id} replaces {champion.id} ({record})")
+        return True
+
+
+def play_sprt(executor, workers: int, challenger: Genome, champion: Genome,
+              openings: list[str | None], seconds: float, search: str, round_number: int,
+              settings: ChampionSettings) -> tuple[MatchStats, Sprt]:
+    """Game pairs (each opening with both colours) until the SPRT decides or
+    max games; no more games in flight than workers, so it stops promptly."""
+    sprt = settings.sprt()
+    stats = MatchStats()
+    texts = (challenger.to_text(), champion.to_text())
+    ids = (challenger.id, champion.id)
+    pairs: dict[int, dict[int, float]] = {}
+    running: dict[cf.Future, int] = {}      # future -> game number
+    number = 0
+    while True:
+        while (number < settings.max_games and len(running) < max(workers, 2)
+               and sprt.status() == CONTINUE):
+            opening = openings[(number // 2) % len(openings)] if openings else None
+            first = number % 2 == 0                 # the challenger is White in a pair's first game
+            white, black = (0, 1) if first else (1, 0)
+            job = GameJob(round_number, -1, ids[white], ids[black], texts[white], texts[black],
+                          opening, seconds, search)
+            running[executor.submit(play_job, job)] = number
+            number += 1
+        if not running:
+            break
+        done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+        for future in done:
+            index = running.pop(future)
+            score = SCORES.get(future.result().record.result, 0.5)
+            mine = score if index % 2 == 0 else 1.0 - score
+            stats.add_game(mine)
+            pair = pairs.setdefault(index // 2, {})
+            pair[index % 2] = mine
+            if len(pair) == 2:
+                stats.count_pair(pair[0], pair[1])
+                sprt.update(stats.pairs)
+        if sprt.status() != CONTINUE:
+            # Games already running finish in their workers; their results are not needed.
+            for future in running:
+                future.cancel()
+            cf.wait([f for f in running if not f.cancelled()])
+            break
+    return stats, sprt
+
+
+def read_history(path: Path):
+    """(promotion number, genome ID, game count, elo, low, high) per promotion."""
+    if not path.exists():
+        return
+    for line in path.read_text(encoding="utf-8").splitlines():
+        match = HISTORY.match(line)
+        if match:
+            n, genome_id, _, games, elo, low, high = match.groups()
+            yield int(n), int(genome_id), int(games), float(elo), float(low), float(high)
+
+
+def plot_champion_gain(plt, pool_file: Path, out: Path) -> Path | None:
+    """The champion's Elo over the first champion, chained from each promotion's
+    match estimate (intervals added as independent errors)."""
+    rows = list(read_history(history_path(pool_file)))
+    if not rows:
+        return None
+    games, gain, low, high = [0], [0.0], [0.0], [0.0]
+    variance = 0.0
+    for _, _, count, elo, lo, hi in rows:
+        variance += ((hi - lo) / 2) ** 2
+        games.append(count)
+        gain.append(gain[-1] + elo)
+        low.append(gain[-1] - variance ** 0.5)
+        high.append(gain[-1] + variance ** 0.5)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    ax.step(games, gain, where="post", label="champion's Elo gain")
+    ax.fill_between(games, low, high, step="post", alpha=0.2, label="95% interval (chained)")
+    for (n, genome_id, count, *_), y in zip(rows, gain[1:]):
+        ax.annotate(str(genome_id), (count, y), textcoords="offset points", xytext=(3, 3), fontsize=8)
+    ax.set_xlabel("games played")
+    ax.set_ylabel("Elo over the first champion")
+    ax.set_title("Champion promotions (SPRT)")
+    ax.legend(loc="upper left")
+    path = out / "champion.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,406 @@
+"""`genchess-kw-study CONFIG`: the mutation-scaling study of Kendall-Whitwell evolution.
+
+From one seeded initial population, the evolution runs once per scaling factor
+of the R table (the study's Table 6: 2, 1, 0.5, 0.25), each in its own directory
+and each resumable. Then:
+  Table 7   per factor the convergence factor (geometric mean over the seven
+            weights of final sd / initial sd) and the ranking of the four
+            average players in a round robin (each pair both colours, at the
+            evolution's fixed depth: deterministic, so a pair's two games are
+            its whole match unless openings are asked for);
+  plots     mean and sd of each weight against generation, pawn = 100, one
+            figure per factor and one with all factors, one legend each
+            (the study's Figures 9-14);
+  match     the best average player against default.genome and the
+            material-only genome, at a clock with the engine's own search,
+            reported as score and W-D-L (Elo and its interval come from the
+            measuring package when it lands);
+  report    report.md beside the runs, linking the plots.
+
+Design trade-off: the study is a driver over the trainer, not a second loop:
+every run is a plain kendall-whitwell run whose files the trainer can resume
+and genchess can load, and the analysis reads only those files, so a study
+killed at any point is resumed by running it again (the round robin and the
+match, a few minutes, are replayed whole).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from genchess.genome import GenomeError, MaterialGenome, default_genome, load_genome
+from genchess.genome.genome_file import DEFAULT_GENOME_PATH
+from genchess.genome.material import WEIGHT_NAMES
+from genchess.train import executors
+from genchess.pgn import pgn_text
+from genchess.train.config import (COMMON_KEYS, ConfigError, Key, check_entries, read_entries,
+                                   read_method)
+from genchess.train.kendall import (KENDALL_KEYS, R_TABLE, KendallConfig, KendallTrainer,
+                                    average_weights, kendall_config,
+                                    population_sigma, scaled_to_pawn)
+from genchess.train.records import read_pool_file
+from genchess.train.worker import GameJob, play_job
+from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
+
+STUDY_KEYS = [
+    Key("study directory", "path", "each factor's run goes to <dir>/scale-<factor>/, the "
+        "tables, plots, games and report.md to <dir>"),
+    Key("scaling factors", "floats", "the factors of the R table to compare "
+        "(default 2 1 0.5 0.25)", 0, False),
+    Key("round robin openings", "int", "openings each pair of average players plays, both "
+        "colours each (default 0: the start position only)", 0, False),
+    Key("match games", "int", "games of the best average player against each of default.genome "
+        "and material.genome (default 20; 0: no match)", 0, False),
+    Key("match time", "float", "seconds per side in those games (default 5)", 0.01, False),
+]
+PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
+DEFAULT_FACTORS = [2.0, 1.0, 0.5, 0.25]
+OPENINGS = Path(__file__).resolve().parent.parent / "data" / "openings.epd"
+MATERIAL_GENOME_PATH = DEFAULT_GENOME_PATH.parent / "material.genome"
+POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+
+
+def study_keys() -> list[Key]:
+    return [k for k in KENDALL_KEYS if k.name not in PER_RUN] + STUDY_KEYS + COMMON_KEYS
+
+
+@dataclass
+class StudyConfig:
+    path: Path
+    directory: Path
+    factors: list[float]
+    runs: list[KendallConfig]
+    round_robin_openings: int = 0
+    match_games: int = 20
+    match_time: float = 5.0
+
+    @property
+    def base(self) -> KendallConfig:
+        return self.runs[0]
+
+
+def factor_name(factor: float) -> str:
+    return f"scale-{factor:g}"
+
+
+def parse_study_config(path: str | Path) -> StudyConfig:
+    path = Path(path)
+    entries = read_entries(path)
+    if "method" in entries and read_method(path, entries) != "kendall-whitwell":
+        raise ConfigError(f"{path}:{entries['method'][1]}: method: the study runs kendall-whitwell, "
+                          f"not {read_method(path, entries)!r}")
+    for name in PER_RUN:
+        if name in entries:
+            raise ConfigError(f"{path}:{entries[name][1]}: {name}: the study sets it for each run "
+                              f"(see 'study directory' and 'scaling factors')")
+    values, lines = check_entries(path, entries, study_keys(), "kendall-whitwell study")
+    factors = values.get("scaling factors", DEFAULT_FACTORS)
+    if len(set(factors)) != len(factors):
+        raise ConfigError(f"{path}:{lines['scaling factors']}: scaling factors: a factor appears twice")
+    directory = values["study directory"]
+    if "output volume" not in values:
+        values["output volume"] = "quiet"           # 49 match lines a generation, times four
+    runs = [kendall_config(path, {**values, "population file": directory / factor_name(f) / "population.txt",
+                                  "scaling factor": f}, lines) for f in factors]
+    return StudyConfig(path, directory, factors, runs, values.get("round robin openings", 0),
+                       values.get("match games", 20), values.get("match time", 5.0))
+
+
+# ------------------------------------------------------------------ reading the runs
+
+@dataclass
+class Series:
+    """One run's populations, generation by generation (row: player, column: weight)."""
+    factor: float
+    populations: list[np.ndarray]
+    final_average: MaterialGenome = field(default=None)
+
+    @property
+    def means(self) -> np.ndarray:
+        return np.array([average_weights(w) for w in self.populations])
+
+    @property
+    def sigmas(self) -> np.ndarray:
+        return np.array([population_sigma(w) for w in self.populations])
+
+    def convergence_factor(self) -> float:
+        """Geometric mean over the weights of final sd / initial sd."""
+        ratios = self.sigmas[-1] / self.sigmas[0]
+        if np.any(ratios <= 0):
+            return 0.0
+        return float(math.exp(np.mean(np.log(ratios))))
+
+
+def read_series(config: KendallConfig) -> Series:
+    state = read_pool_file(config.population_file, 1)
+    populations = [np.array([state.genomes[i].weights for i in snapshot[0]])
+                   for snapshot in state.alive_history]
+    average = MaterialGenome(len(populations) - 1, average_weights(populations[-1]),
+                             config.centre_bonus, config.advanced_pawn_bonus)
+    return Series(config.scaling, populations, average)
+
+
+# ------------------------------------------------------------------ games
+
+@dataclass
+class Tally:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    def add(self, points: float) -> None:
+        if points == 1.0:
+            self.wins += 1
+        elif points == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    def wdl(self) -> str:
+        return f"{self.wins}-{self.draws}-{self.losses}"
+
+
+def read_openings(count: int) -> list[str | None]:
+    """`count` positions from the shipped balanced openings, or the start position."""
+    if count == 0:
+        return [None]
+    from genchess.train.trainer import read_openings as read_epd
+    fens = read_epd(OPENINGS)
+    return [fens[i * len(fens) // count] for i in range(count)]
+
+
+def play_all(jobs: list[GameJob], workers: int, executor_factory, pgn_path: Path, event: str):
+    """Play the jobs, write every game to a fresh PGN file; the results in job order."""
+    results = [None] * len(jobs)
+    with executor_factory(workers) as executor, open(pgn_path, "w", encoding="utf-8") as pgn:
+        futures = {executor.submit(play_job, job): n for n, job in enumerate(jobs)}
+        for future in cf.as_completed(futures):
+            n = futures[future]
+            result = future.result()
+            results[n] = result.record.result
+            pgn.write(pgn_text(result.record, event=event, tags={"Round": str(n + 1)}))
+            pgn.flush()
+    return results
+
+
+def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[str],
+                executor_factory) -> list[Tally]:
+    cfg = study.base
+    jobs, pairs = [], []
+    for fen in read_openings(study.round_robin_openings):
+        for a in range(len(players)):
+            for b in range(a + 1, len(players)):
+                for white, black in ((a, b), (b, a)):
+                    jobs.append(GameJob(0, 0, players[white].id, players[black].id,
+                                        players[white].to_text(), players[black].to_text(), fen,
+                                        0.0, "iterative", depth=cfg.depth,
+                                        features=KENDALL_WHITWELL_FEATURES,
+                                        quiescence_cap=cfg.quiescence_cap))
+                    pairs.append((white, black))
+    results = play_all(jobs, cfg.workers, executor_factory, study.directory / "round_robin.pgn",
+                       "GenChess Kendall-Whitwell study: round robin of average players")
+    tallies = [Tally() for _ in players]
+    for (white, black), result in zip(pairs, results):
+        tallies[white].add(POINTS[result][0])
+        tallies[black].add(POINTS[result][1])
+    return tallies
+
+
+def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor_factory,
+                    pgn_name: str) -> Tally:
+    """The best average player against `opponent`, colours alternating, one
+    opening per pair of games, both engines with their usual search at a clock."""
+    fens = read_openings(max(1, (study.match_games + 1) // 2))
+    jobs, best_white = [], []
+    for n in range(study.match_games):
+        fen = fens[n // 2]
+        players = (best, opponent) if n % 2 == 0 else (opponent, best)
+        jobs.append(GameJob(0, 0, players[0].id, players[1].id, players[0].to_text(),
+                            players[1].to_text(), fen, study.match_time, "iterative",
+                            features=ALL_FEATURES))
+        best_white.append(n % 2 == 0)
+    results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
+                       "GenChess Kendall-Whitwell study: best average player match")
+    tally = Tally()
+    for white, result in zip(best_white, results):
+        tally.add(POINTS[result][0 if white else 1])
+    return tally
+
+
+# ------------------------------------------------------------------ plots
+
+def plot_series(plt, series: list[Series], out: Path) -> list[Path]:
+    """Per factor (and all together): mean and sd of each weight by generation, pawn = 100."""
+    written = []
+    groups = [[s] for s in series] + ([series] if len(series) > 1 else [])
+    for group in groups:
+        height = 3.6 * len(group) + 0.5         # 0.5 inch for the one legend
+        fig, axes = plt.subplots(len(group), 2, figsize=(12, height), squeeze=False)
+        for row, s in zip(axes, group):
+            means, sigmas = s.means, s.sigmas
+            generations = np.arange(len(means))
+            pawn = means[:, 0]
+            scaled_means = np.array([scaled_to_pawn(m, p) for m, p in zip(means, pawn)])
+            scaled_sigmas = np.array([scaled_to_pawn(v, p) for v, p in zip(sigmas, pawn)])
+            for k, name in enumerate(WEIGHT_NAMES):
+                row[0].plot(generations, scaled_means[:, k], marker="o", ms=3, label=name)
+                row[1].plot(generations, scaled_sigmas[:, k], marker="o", ms=3, label=name)
+            row[0].set_title(f"scaling factor {s.factor:g}: mean of each weight (pawn = 100)")
+            row[1].set_title(f"scaling factor {s.factor:g}: standard deviation (pawn = 100)")
+            for ax in row:
+                ax.set_xlabel("generation")
+                ax.grid(alpha=0.3)
+                ax.set_xticks(generations if len(generations) <= 20 else generations[::len(generations) // 10])
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=len(WEIGHT_NAMES), frameon=False)
+        fig.tight_layout(rect=(0, 0.5 / height, 1, 1))
+        name = "all-factors.png" if len(group) > 1 else f"{factor_name(group[0].factor)}.png"
+        path = out / name
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+# ------------------------------------------------------------------ report
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + \
+        ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def report_text(study, series, tallies, ranking, plots, matches) -> str:
+    cfg = study.base
+    lines = ["# Kendall-Whitwell mutation-scaling study", "",
+             f"Configuration `{study.path}`: population {cfg.population}, "
+             f"{len(series[0].populations) - 1} generations, fixed depth {cfg.depth} "
+             f"(quiescence to {cfg.quiescence_cap:g} x depth), initial weights uniform in "
+             f"[{cfg.init_low:g}, {cfg.init_high:g}], seed {cfg.seed}, centre control bonus "
+             f"{cfg.centre_bonus:g}, advanced pawn bonus {cfg.advanced_pawn_bonus:g}. "
+             f"Every run starts from the same population.", "",
+             "## Table 6: the R table (winner, loser) at each scaling factor", ""]
+    lines += table(["scaling factor"] + list(R_TABLE),
+                   [[f"{f:g}"] + [f"({a * f:g}, {b * f:g})" for a, b in R_TABLE.values()]
+                    for f in study.factors])
+    lines += ["", "## Table 7: convergence and the round robin of average players", "",
+              "Convergence factor: geometric mean over the seven weights of final sd / initial sd "
+              "(smaller: converged further). Round robin: each pair of average players plays "
+              "both colours" + (f" from {study.round_robin_openings} openings" if study.round_robin_openings
+                                else " from the start position") + f" at depth {cfg.depth}.", ""]
+    lines += table(["rank", "scaling factor", "convergence factor", "points", "games", "wins",
+                    "draws", "losses"],
+                   [[str(rank), f"{series[k].factor:g}", f"{series[k].convergence_factor():.3f}",
+                     f"{tallies[k].points:g}", str(tallies[k].games), str(tallies[k].wins),
+                     str(tallies[k].draws), str(tallies[k].losses)]
+                    for rank, k in enumerate(ranking, start=1)])
+    lines += ["", "## Final average players (pawn = 100)", ""]
+    lines += table(["scaling factor"] + list(WEIGHT_NAMES),
+                   [[f"{s.factor:g}"] + [f"{v:.1f}" for v in scaled_to_pawn(
+                       np.array(s.final_average.weights), s.final_average.weights[0])] for s in series])
+    example = study.runs[0].average_file
+    lines += ["", "Raw weights: `<factor dir>/population.txt_average.genome` (the last genome); "
+              f"play one with `genchess --genome {example}`.", "",
+              "## Plots (Figures 9-14 style)", ""]
+    lines += [f"![{p.stem}]({p.name})" for p in plots]
+    if matches:
+        best = series[ranking[0]]
+        lines += ["", f"## The best average player (scaling factor {best.factor:g}) against hand-set genomes",
+                  "", f"{study.match_games} games against each, {study.match_time:g} s per side, "
+                  f"colours alternating, openings from genchess/data/openings.epd, both engines "
+                  f"with their usual search. Score from the average player's side.", ""]
+        lines += table(["opponent", "games", "score", "W-D-L"],
+                       [[name, str(t.games), f"{t.points:g} ({t.points / t.games:.0%})", t.wdl()]
+                        for name, t in matches])
+    lines += ["", "Games: `round_robin.pgn`" + (", `match_*.pgn`" if matches else "") +
+              "; each run's files in its `scale-<factor>/` directory.", ""]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the study
+
+def run_study(study: StudyConfig, out=print, executor_factory=None, progress=True) -> int:
+    executor_factory = executor_factory or (
+        lambda workers: executors.open_executor(study.base.scheduler, workers, out=out))
+    study.directory.mkdir(parents=True, exist_ok=True)
+    for run in study.runs:
+        run.population_file.parent.mkdir(parents=True, exist_ok=True)
+        out(f"== scaling factor {run.scaling:g}: {run.population_file}")
+        trainer = KendallTrainer(run, out=out, executor_factory=executor_factory, progress=progress)
+        status = trainer.run()
+        if status != 0:
+            return status
+        if trainer.finished() is None:
+            out("The study stops here (time limit); run the same command to continue.")
+            return 0
+    series = [read_series(run) for run in study.runs]
+    if len({s.populations[0].tobytes() for s in series}) != 1:
+        raise ConfigError(f"{study.directory}: the runs do not share their initial population "
+                          f"(were they made with another seed or population?)")
+    names = [f"average, factor {s.factor:g}" for s in series]
+    players = [s.final_average.copy(new_id=n) for n, s in enumerate(series)]
+    out("== round robin of the average players")
+    tallies = round_robin(study, players, names, executor_factory)
+    ranking = sorted(range(len(series)), key=lambda k: (-tallies[k].points, -tallies[k].wins, k))
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plots = plot_series(plt, series, study.directory)
+    matches = []
+    if study.match_games:
+        best = players[ranking[0]]
+        for name, opponent, pgn in (("default.genome", default_genome(), "match_default.pgn"),
+                                    ("material.genome", load_genome(MATERIAL_GENOME_PATH),
+                                     "match_material.pgn")):
+            out(f"== best average player (factor {series[ranking[0]].factor:g}) against {name}")
+            matches.append((name, reference_match(study, best, opponent, executor_factory, pgn)))
+    report = study.directory / "report.md"
+    report.write_text(report_text(study, series, tallies, ranking, plots, matches), encoding="utf-8")
+    out("")
+    out(report.read_text(encoding="utf-8"))
+    out(f"Report: {report}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="genchess-kw-study", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="The mutation-scaling study of Kendall-Whitwell evolution: one initial "
+                    "population evolved at each scaling factor of the R table, then the "
+                    "convergence factors, a round robin of the average players, plots of every "
+                    "weight's mean and spread by generation, a match of the best average player "
+                    "against hand-set genomes, and report.md. Running it again resumes.",
+        epilog="configuration keys (key = value; # starts a comment): every kendall-whitwell key "
+               "of genchess-train --help but 'population file' and 'scaling factor', and:\n"
+               + "\n".join(f"  {k.name}{'' if k.required else ' (optional)'}: {k.help}" for k in STUDY_KEYS))
+    parser.add_argument("config", metavar="CONFIG", help="study configuration file")
+    args = parser.parse_args(argv)
+    try:
+        return run_study(parse_study_config(args.config))
+    except (ConfigError, GenomeError) as e:
+        print(f"genchess-kw-study: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nStopped; run the same command to resume.", file=sys.stderr)
+        return 130
+    except OSError as e:
+        print(f"genchess-kw-study: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""What a dask cluster costs against local processes, for 1-second gene-pool games.
+
+One invocation runs the same gene-pool configuration (1 second per side, pools
+of 4, same seed) for the same wall time on three executors, in this order:
+local processes (2), a dask LocalCluster of 1 worker, of 2 workers (one thread
+each, as the README's `dask worker --nthreads 1`). Each prints games per minute
+and the share of the workers' wall time spent searching (the rest: Python
+between moves, pickling, scheduling, waiting for work). The overhead of the
+cluster is the ratio of the 2-worker cluster to the 2 local processes on both
+figures. A fourth run, one worker with two threads, measures what the README's
+one-thread-per-worker advice is worth. Games vary in length, so games per minute is noisy over a short run;
+the searching share is the steadier figure. The cluster's start-up is not
+counted (the trainer's clock starts once it is connected). Usage:
+
+    python scripts/bench_cluster.py [--seconds 60]
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from genchess.train import executors  # noqa: E402
+from genchess.train.config import parse_config  # noqa: E402
+from genchess.train.trainer import Trainer  # noqa: E402
+
+CONFIG = """maximum simultaneous games = {workers}
+gene pool population = 4
+gene pool count = 2
+pool swap interval = 8
+minimum game time = 1
+maximum game time = 1
+game time increment = 0
+oscillating time = no
+gene pool file = pool.txt
+seed = 2024
+time limit = {seconds} seconds
+output volume = quiet
+"""
+
+SETUPS = [("local, 2 processes", None, 2), ("LocalCluster, 1 worker", "local:1", 1),
+          ("LocalCluster, 2 workers", "local:2", 2), ("LocalCluster, 1 worker x 2 threads", "threads", 2)]
+
+
+def measure(scheduler: str | None, workers: int, seconds: float) -> tuple[int, float, float]:
+    """(games, wall seconds, searching share) of one run in a fresh directory."""
+    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as directory:
+        cfg = Path(directory) / "bench.cfg"
+        cfg.write_text(CONFIG.format(workers=workers, seconds=seconds))
+        config = parse_config(cfg)
+        config.pool_file = Path(directory) / "pool.txt"
+        factory = None
+        if scheduler == "threads":
+            from distributed import LocalCluster
+
+            cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                   dashboard_address=":0", host="127.0.0.1")
+            factory = lambda n: executors.open_executor(cluster.scheduler_address, n,  # noqa: E731
+                                                        out=lambda line: None)
+        else:
+            config.scheduler = scheduler
+        trainer = Trainer(config, out=lambda line: None, executor_factory=factory)
+        started = [0.0]
+        play_round = trainer.play_round
+
+        def timed_round(executor, deadline):      # the clock starts with the first game
+            started[0] = started[0] or time.monotonic()
+            play_round(executor, deadline)
+
+        trainer.play_round = timed_round
+        try:
+            if trainer.run() != 0:
+                raise SystemExit(f"the {scheduler or 'local'} run failed")
+        finally:
+            if factory is not None:
+                cluster.close()
+        wall = time.monotonic() - started[0]
+        return trainer.games_this_run, wall, trainer.search_seconds / (wall * workers)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60, help="wall time of each run (default 60)")
+    args = parser.parse_args()
+    results = {}
+    print(f"{'executor':<36} {'games':>6} {'wall s':>7} {'games/min':>10} {'searching':>10}")
+    for name, scheduler, workers in SETUPS:
+        games, wall, share = measure(scheduler, workers, args.seconds)
+        results[scheduler] = games / wall * 60, share
+        print(f"{name:<36} {games:>6} {wall:>7.1f} {games / wall * 60:>10.1f} {share:>10.1%}",
+              flush=True)
+    local, cluster = results[None], results["local:2"]
+    threads = results["threads"]
+    print(f"1 worker x 2 threads / 2 workers x 1 thread: games per minute "
+          f"{threads[0] / cluster[0]:.3f}, searching share {threads[1] / cluster[1]:.3f}")
+    print(f"cluster (2 workers) / local (2 processes): games per minute {cluster[0] / local[0]:.3f}, "
+          f"searching share {cluster[1] / local[1]:.3f} "
+          f"(overhead {1 - cluster[1] / local[1]:+.1%} of searching time)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

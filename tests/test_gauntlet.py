@@ -1,0 +1,55 @@
+"""`genchess gauntlet`: config parsing, skipping, and a small real gauntlet."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine_helpers import genchess_command
+from genchess.strength.gauntlet import GauntletError, parse_gauntlet
+
+SHIPPED = Path(__file__).parents[1] / "genchess" / "data" / "gauntlet.cfg"
+
+
+def test_shipped_config_parses_with_a_stockfish_ladder():
+    config = parse_gauntlet(SHIPPED)
+    ladder = [a.rating for a in config.anchors if a.name.startswith("stockfish")]
+    assert ladder[0] == 1350 and ladder[-1] == 2800 and ladder == sorted(ladder)
+    others = [a for a in config.anchors if not a.name.startswith("stockfish")]
+    assert {a.name for a in others} == {"fairymax", "phalanx", "gnuchess", "glaurung", "toga2"}
+    assert all(a.rating is None for a in others)          # unmeasured until the lead measures
+
+
+@pytest.mark.parametrize("text, message", [
+    ("games = x\n", ":1: games: expected a whole number"),
+    ("colour = red\n", ":1: unknown key 'colour'"),
+    ("[opponent a]\nrating = 1500\n", ":1: opponent 'a' has no command"),
+    ("[opponent a]\ncommand = random\nrating = strong\n", ":3: rating: expected a number"),
+    ("[opponent a]\ncommand = random\n[opponent a]\ncommand = random\n", ":3: opponent 'a' appears twice"),
+    ("engine = genchess\n", "no [opponent NAME] sections"),
+])
+def test_config_errors_name_their_line(tmp_path, text, message):
+    path = tmp_path / "g.cfg"
+    path.write_text(text)
+    with pytest.raises(GauntletError, match=re.escape(message)):
+        parse_gauntlet(path)
+
+
+def test_small_gauntlet_writes_table_and_plot(tmp_path):
+    config = tmp_path / "g.cfg"
+    config.write_text("engine = genchess\ngames = 2\ntc = depth=1\n\n"
+                      "[opponent random]\ncommand = random name=Random\nrating = 0 (by definition)\n\n"
+                      "[opponent turing]\ncommand = turing name=Turing\nrating = 400\n\n"
+                      "[opponent ghost]\ncommand = uci:/no/such/engine\nrating = 3000\n\n"
+                      "[opponent later]\ncommand = random\nrating = unmeasured\n")
+    argv, env = genchess_command("gauntlet", str(config), "--concurrency", "1",
+                                 "--out", str(tmp_path / "out"))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "skipping ghost" in done.stdout and "skipping later: rating unmeasured" in done.stdout
+    table = (tmp_path / "out.md").read_text()
+    assert "| random | 0 | 2 |" in table and "| turing | 400 | 2 |" in table
+    assert "Gauntlet of GenChess: rating" in table
+    png = (tmp_path / "out.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10000

@@ -1,0 +1,52 @@
+"""`genchess match` on the command line: bad input, and a real tiny match."""
+
+import json
+import subprocess
+
+import pytest
+
+from engine_helpers import genchess_command, peer_engine
+
+
+def match(*args, timeout=120):
+    argv, env = genchess_command("match", *args)
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuch", "genchess"], "unknown engine 'nosuch'"),
+    (["uci:/no/such/engine", "genchess"], "command '/no/such/engine' not found"),
+    (["genchess", "genchess", "--tc", "10+x"], "time control '10+x'"),
+    (["genchess", "genchess", "--tc", "nodes=0"], "nodes must be a whole number"),
+    (["genchess", "genchess", "--sprt", "elo0=3", "elo1=1"], "must be below elo1"),
+    (["genchess", "genchess", "--games", "0"], "--games must be at least 1"),
+    (["genchess:/no/such.genome", "genchess"], "cannot read genome file"),
+])
+def test_bad_input_is_one_line_and_status_2(args, message):
+    done = match(*args)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_bad_opening_file_names_its_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("e2e4 e7e5\ne2e4 e2e5\n")
+    done = match("genchess", "genchess", "--openings", str(bad))
+    assert done.returncode == 2 and f"{bad}:2: illegal move 'e2e5'" in done.stderr
+
+
+def test_tiny_match_against_stockfish(tmp_path):
+    stockfish = peer_engine("stockfish")
+    pgn = tmp_path / "m.pgn"
+    done = match("genchess", f"uci:{stockfish} Skill\\ Level=0 name=SF", "--games", "2",
+                 "--tc", "2+0.05", "--concurrency", "1", "--pgn", str(pgn), "--json", timeout=300)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["games"] == 2 and result["pairs"] == 1
+    assert result["engines"] == ["GenChess", "SF"]
+    assert sum(result["pentanomial"]) == 1
+    assert "Game 2/2" in done.stderr and "Score of GenChess vs SF" in done.stderr
+    assert pgn.read_text().count('[TimeControl "2+0.05"]') == 2
+    # GenChess never loses by rule at this time control.
+    assert not [f for f in result["failures"] if f["engine"] == "GenChess"]

@@ -1,0 +1,89 @@
+"""The match runner: pairs and colours, clocks, rule losses, restarts, SPRT stops."""
+
+import concurrent.futures as cf
+import sys
+from pathlib import Path
+
+import pytest
+
+from genchess.match import TimeControl
+from genchess.strength.engines import parse_engine_spec, probe
+from genchess.strength.openings import Opening, read_openings
+from genchess.strength.runner import MatchRunner
+from genchess.strength.sprt import Sprt
+from genchess_core import STARTING_FEN
+
+FAKE = Path(__file__).parent / "data" / "fake_uci.py"
+
+
+def fake(mode):
+    return probe(parse_engine_spec(f"uci:{sys.executable} {FAKE} {mode} name=Fake-{mode}"))
+
+
+def run(engines, games, tc="2+0.05", openings=None, sprt=None, pgn=None):
+    openings = openings or [Opening(STARTING_FEN, ("e2e4", "e7e5"), "test:1"),
+                            Opening(STARTING_FEN, ("d2d4", "d7d5"), "test:2")]
+    lines = []
+    # Threads instead of processes: the same runner and players, a quicker test.
+    runner = MatchRunner(tuple(engines), TimeControl.parse(tc), openings, games, 1, sprt, pgn,
+                         out=lines.append, executor_factory=lambda n: cf.ThreadPoolExecutor(n))
+    return runner.run(), lines
+
+
+def test_pairs_alternate_colours_and_share_openings(tmp_path):
+    a = probe(parse_engine_spec("random name=A"))
+    b = probe(parse_engine_spec("random name=B"))
+    result, lines = run([a, b], 4, pgn=tmp_path / "m.pgn")
+    records = sorted(result.records, key=lambda r: lines.index(next(l for l in lines if r.reason in l)))
+    whites = [r.white for r in result.records]
+    assert sorted(whites) == ["A", "A", "B", "B"]
+    text = (tmp_path / "m.pgn").read_text()
+    # Pair 1 plays opening 1 twice, A White first; pair 2 opening 2.
+    for round_tag, white, opening in [("1.1", "A", "test:1"), ("1.2", "B", "test:1"),
+                                      ("2.1", "A", "test:2"), ("2.2", "B", "test:2")]:
+        game = text.split(f'[Round "{round_tag}"]')[1].split("[Event")[0]
+        assert f'[White "{white}"]' in game and f'[Opening "{opening}"]' in game
+    assert text.count("{end of opening}") == 4
+    assert sum(result.stats.pairs) == 2 and result.stats.games == 4
+
+
+def test_slow_engine_loses_on_time():
+    result, lines = run([fake("slow"), probe(parse_engine_spec("random name=R"))], 2, tc="0.5+0")
+    assert result.stats.losses == 2
+    assert result.terminations["time forfeit"] == 2
+    assert result.failures[("Fake-slow", "time forfeit")] == 2
+
+
+def test_illegal_move_loses_with_its_reason():
+    result, lines = run([fake("illegal"), probe(parse_engine_spec("random name=R"))], 2)
+    assert result.stats.losses == 2 and result.terminations["illegal move"] == 2
+    assert all("illegal" in r.reason for r in result.records)
+
+
+def test_crashing_engine_is_restarted_and_the_match_goes_on():
+    result, lines = run([fake("crash"), probe(parse_engine_spec("random name=R"))], 4)
+    assert result.stats.games == 4 and result.stats.losses == 4
+    assert result.terminations["crash"] == 4
+    assert all("crashed" in r.reason for r in result.records)
+
+
+def test_sprt_stops_the_match_at_a_bound():
+    # A random mover against the engine at depth 1 loses every pair: H0 of [0, 100].
+    strong = probe(parse_engine_spec("genchess name=Strong"))
+    weak = probe(parse_engine_spec("random name=Weak"))
+    result, lines = run([weak, strong], 200, tc="depth=1", sprt=Sprt(0, 100))
+    assert result.stopped.startswith("SPRT accepted H0")
+    assert result.stats.games < 200
+    assert any(line.startswith("SPRT: LLR") for line in lines)
+
+
+def test_openings_files(tmp_path):
+    moves = tmp_path / "lines.txt"
+    moves.write_text("e2e4 e7e5\n# comment\n\nd2d4 d7d5 c2c4\n")
+    assert [o.moves for o in read_openings(moves)] == [("e2e4", "e7e5"), ("d2d4", "d7d5", "c2c4")]
+    pgn = tmp_path / "o.pgn"
+    pgn.write_text('[Event "x"]\n\n1. e4 c5 2. Nf3 d6 3. d4 *\n\n[Event "y"]\n\n1. d4 Nf6 *\n')
+    assert [o.moves for o in read_openings(pgn, plies=3)] == [("e2e4", "c7c5", "g1f3"), ("d2d4", "g8f6")]
+    assert all(o.from_start for o in read_openings(pgn))
+    epd = read_openings(Path(__file__).parents[1] / "genchess" / "data" / "openings.epd")
+    assert len(epd) == 200 and not epd[0].from_start
