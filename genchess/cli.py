@@ -94,8 +94,12 @@ def add_engine_options(parser, suppress=False):
                              "file the smallest living ID, else the last genome")
     parser.add_argument("--genome-id", type=int, metavar="N", default=default(None),
                         help="load the genome with this ID")
-    parser.add_argument("--search", choices=("iterative", "budget"), default=default("iterative"),
-                        help="depth control: iterative deepening, or the Look Ahead Gene's time budget")
+    parser.add_argument("--search", choices=("iterative", "budget", "ga", "minimax"),  # engine.SEARCH_MODES, kept
+                        default=default("iterative"),                     # import-free here
+                        help="iterative deepening, the Look Ahead Gene's time budget, the GA tree "
+                             "search (Dehghani-Babamir) or plain minimax")
+    parser.add_argument("--ga-init-level", type=int, choices=(1, 2), default=default(1),
+                        help="GA search's initial population: root moves (1) or two-ply branches (2)")
     parser.add_argument("--hash", type=_positive, metavar="MB", default=default(16),
                         help="transposition table size in MB (default 16)")
     parser.add_argument("--log", metavar="FILE", default=default(None),
@@ -122,6 +126,7 @@ def cmd_protocol(args):
         print(f"genchess: cannot open log file {args.log}: {e.strerror}", file=sys.stderr)
         return 2
     engine = Engine(genome, hash_mb=args.hash, search_mode=args.search)
+    engine.ga_init_level = getattr(args, "ga_init_level", 1)
     if getattr(args, "player", None):
         from genchess.players import PlayerSpecError
         from genchess.players.adapter import engine_for_player

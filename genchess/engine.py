@@ -17,9 +17,10 @@ from typing import Callable
 from genchess.genome import Genome, default_genome
 from genchess.timeman import Limits, allocate
 from genchess_core import Board, STARTING_FEN
+from genchess_core.gasearch import DEFAULT_POOL_NODES
 from genchess_core.search import MATE, MATE_THRESHOLD, Searcher
 
-SEARCH_MODES = ("iterative", "budget")
+SEARCH_MODES = ("iterative", "budget", "ga", "minimax")
 DEFAULT_NPS = 300_000      # budget mode's speed guess before the first move is measured
 
 
@@ -53,6 +54,7 @@ class Info:
     multipv: int = 1
     score: Score | None = None
     pv: list[str] = field(default_factory=list)
+    string: str = ""        # mode-specific detail (the GA's tree size and generations)
 
 
 @dataclass
@@ -149,6 +151,8 @@ class Engine(BackgroundSearch):
         self.search_mode = search_mode
         self.move_overhead_ms = move_overhead_ms
         self.multipv = 1
+        self.ga_init_level = 1              # GA mode: root moves (1) or two-ply branches (2)
+        self.ga_nodes = DEFAULT_POOL_NODES   # GA mode: node pool size
         self.nps_estimate = DEFAULT_NPS
         self.genome: Genome
         self.set_genome(genome or default_genome())
@@ -223,8 +227,11 @@ class Engine(BackgroundSearch):
         if limits.received is not None:
             budget = budget.after(time.monotonic() - limits.received)
         mode = self.search_mode
-        if limits.depth is not None or limits.infinite or limits.ponder or limits.mate:
+        if mode == "budget" and (limits.depth is not None or limits.infinite or limits.ponder
+                                 or limits.mate):
             mode = "iterative"      # a budget has no depth, and analysis runs until stopped
+        if mode == "ga" and (limits.depth is not None or limits.mate):
+            mode = "iterative"      # the GA tree has no depth to stop at
         budget_nodes = 0.0
         if mode == "budget":
             if limits.nodes:
@@ -243,7 +250,8 @@ class Engine(BackgroundSearch):
                 on_info(Info(depth=raw["depth"], seldepth=raw["seldepth"], nodes=raw["nodes"],
                              time_ms=int(t * 1000), nps=int(raw["nodes"] / t) if t > 0 else 0,
                              hashfull=raw["hashfull"], multipv=i,
-                             score=Score.from_internal(score, pawn_unit), pv=pv))
+                             score=Score.from_internal(score, pawn_unit), pv=pv,
+                             string=raw.get("string", "")))
 
         raw = self.searcher.search(
             board, max_depth=max(limits.depth, 1) if limits.depth is not None
@@ -251,7 +259,7 @@ class Engine(BackgroundSearch):
             node_limit=max(limits.nodes, 1) if limits.nodes is not None else 0,
             soft_time=budget.soft, hard_time=budget.hard, searchmoves=limits.searchmoves or None,
             multipv=self.multipv, mode=mode, budget_nodes=budget_nodes, mate=limits.mate or 0,
-            on_iteration=report)
+            on_iteration=report, ga_level=self.ga_init_level, ga_nodes=self.ga_nodes)
         if raw["time"] > 0.05 and raw["nodes"] > 1000:
             self.nps_estimate = raw["nodes"] / raw["time"]
         score, pv = raw["lines"][0] if raw["lines"] else (0, [])

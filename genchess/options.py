@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from genchess.engine import SEARCH_MODES, Engine
 from genchess.genome import GenomeError, default_genome, load_genome
+from genchess_core.gasearch import DEFAULT_POOL_NODES
 
 DEFAULT_GENOME = "<default>"
 
@@ -30,6 +31,8 @@ SPINS = {
     "Hash": Spin(16, 1, 4096),
     "Move Overhead": Spin(30, 0, 5000),
     "MultiPV": Spin(1, 1, 10),
+    "GA Init Level": Spin(1, 1, 2),                     # GA search: root moves or two-ply branches
+    "GA Nodes": Spin(DEFAULT_POOL_NODES, 1000, 50_000_000),   # GA search: node pool (32 bytes each)
 }
 
 
@@ -66,6 +69,12 @@ class Settings:
 
     def set_multipv(self, text: str) -> None:
         self.engine.multipv = parse_spin("MultiPV", text)
+
+    def set_ga_init_level(self, text: str) -> None:
+        self.engine.ga_init_level = parse_spin("GA Init Level", text)
+
+    def set_ga_nodes(self, text: str) -> None:
+        self.engine.ga_nodes = parse_spin("GA Nodes", text)
 
     def set_search(self, text: str) -> None:
         mode = text.strip().lower()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from genchess import __version__
 from genchess.channel import Channel
-from genchess.engine import Engine, Info, SearchResult
+from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
 from genchess.options import DEFAULT_GENOME, SPINS, OptionError, Settings
 from genchess.timeman import Limits
 from genchess_core import FenError, MoveError
@@ -79,6 +79,8 @@ def format_info(info: Info) -> str:
               "time", str(info.time_ms)]
     if info.pv:
         parts += ["pv"] + info.pv
+    if info.string:
+        parts += ["string", info.string]     # UCI: the rest of the line
     return " ".join(parts)
 
 
@@ -132,7 +134,8 @@ class UciProtocol:
         self.send("option name Clear Hash type button")
         self.send(f"option name Genome type string default {DEFAULT_GENOME}")
         self.send("option name Genome ID type string default <none>")
-        self.send("option name Search type combo default iterative var iterative var budget")
+        self.send("option name Search type combo default iterative "
+                  + " ".join(f"var {mode}" for mode in SEARCH_MODES))
         self.send("option name Ponder type check default false")
         self.send("uciok")
 
@@ -163,6 +166,7 @@ class UciProtocol:
             "multipv": self.settings.set_multipv, "search": self.settings.set_search,
             "ponder": self.settings.set_ponder, "genome": self.settings.set_genome,
             "genome id": self.settings.set_genome_id,
+            "ga init level": self.settings.set_ga_init_level, "ga nodes": self.settings.set_ga_nodes,
         }
         if key == "clear hash":
             self._require_idle(name)

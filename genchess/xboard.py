@@ -13,8 +13,8 @@ import signal
 
 from genchess import __version__
 from genchess.channel import Channel
-from genchess.engine import Engine, Info, SearchResult
-from genchess.options import OptionError, Settings
+from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
+from genchess.options import SPINS, OptionError, Settings
 from genchess.timeman import Limits
 from genchess_core import STARTING_FEN, FenError, MoveError
 
@@ -209,7 +209,9 @@ class XboardProtocol:
             "pause=0", "nps=0", "debug=1",
             f'myname="{getattr(self.engine, "display_name", f"GenChess {__version__}")}"',
             'option="Genome -file <default>"', 'option="Genome ID -string <none>"',
-            'option="Search -combo *iterative /// budget"',
+            'option="Search -combo *' + " /// ".join(SEARCH_MODES) + '"',
+            'option="GA Init Level -spin 1 1 2"',
+            'option="GA Nodes -spin {0.default} {0.lo} {0.hi}"'.format(SPINS["GA Nodes"]),
             'option="Hash -spin 16 1 4096"', 'option="Move Overhead -spin 30 0 5000"',
         ]
         self.send("feature " + " ".join(features) + " done=1")
@@ -411,7 +413,9 @@ class XboardProtocol:
         name, _, value = text.partition("=")
         setters = {"genome": self.settings.set_genome, "genome id": self.settings.set_genome_id,
                    "search": self.settings.set_search, "hash": self.settings.set_hash,
-                   "move overhead": self.settings.set_move_overhead}
+                   "move overhead": self.settings.set_move_overhead,
+                   "ga init level": self.settings.set_ga_init_level,
+                   "ga nodes": self.settings.set_ga_nodes}
         setter = setters.get(name.strip().lower())
         if setter is None:
             raise XboardError(f"unknown option {name.strip()!r}")

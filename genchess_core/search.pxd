@@ -58,3 +58,12 @@ cdef struct SearchState:
 
 cdef double monotonic_seconds() noexcept nogil
 cdef int search_root(SearchState* s, int depth, int first, double budget) noexcept nogil
+cdef int set_root_moves(SearchState* s, searchmoves) except -1
+
+
+cdef class Searcher:
+    cdef SearchState* s
+    cdef TT tt
+    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
+    cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
+    cdef double soft_deadline           # monotonic seconds; 0: none

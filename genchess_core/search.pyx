@@ -267,7 +267,9 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             # Only an entry searched at least as deep as planned here gives a score.
             # With PVS, PV nodes (full window) search on to keep the PV whole; a
             # plain alpha-beta (no PVS) has few null-window nodes, so it cuts at all.
-            if entry.depth >= depth and use_ab and (not pv_node or not (s.features & USE_PVS)):
+            # Without alpha-beta every stored score is exact, so a transposition is
+            # a hit in every node (minimax + TT, Kendall-Whitwell's Table 1).
+            if entry.depth >= depth and (not use_ab or not pv_node or not (s.features & USE_PVS)):
                 score = score_from_tt(entry.score, ply)
                 bound = entry.bound_age & 3
                 if bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) \
@@ -496,6 +498,25 @@ cdef void order_root_by_eval(SearchState* s) noexcept nogil:
 
 # ------------------------------------------------------------ Python driver
 
+cdef int set_root_moves(SearchState* s, searchmoves) except -1:
+    """Fill s.root_moves with the legal moves of s.pos that `searchmoves` (UCI
+    strings, or None for all) names; return the number of legal moves."""
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_legal(&s.pos, moves, GEN_ALL), i
+    wanted = set(searchmoves) if searchmoves else None
+    s.n_root = 0
+    for i in range(n):
+        if wanted is None or move_to_uci(moves[i]) in wanted:
+            s.root_moves[s.n_root] = moves[i]
+            s.n_root += 1
+    if s.n_root == 0:
+        # searchmoves named no legal move: better any legal move than none.
+        for i in range(n):
+            s.root_moves[i] = moves[i]
+        s.n_root = n
+    return n
+
+
 FEATURE_NAMES = {
     "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
@@ -514,11 +535,7 @@ cdef class Searcher:
     `search()` runs iterative deepening (or one budget pass), releasing the GIL
     for each iteration; `stop()` may be called from any thread."""
 
-    cdef SearchState* s
-    cdef TT tt
-    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
-    cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
-    cdef double soft_deadline           # monotonic seconds; 0: none
+    # Attributes are declared in search.pxd, so other search modes (gasearch) can use them.
 
     def __cinit__(self, int hash_mb=16):
         self.s = <SearchState*>calloc(1, sizeof(SearchState))
@@ -612,17 +629,32 @@ cdef class Searcher:
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
-               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
+               int ga_level=1, int ga_nodes=1000000):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
         the search then. In budget mode `depth` counts passes and the passes
-        together spend about `budget_nodes`. The result
+        together spend about `budget_nodes`. Mode `minimax` is iterative deepening
+        with every feature off (plain minimax, no pruning, no quiescence); mode `ga`
+        is the GA tree search (gasearch.ga_search, ga_level and ga_nodes). The result
         and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
         lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
+        cdef int features = s.features
+        if mode == "ga":
+            from genchess_core.gasearch import ga_search
+            return ga_search(self, board, node_limit, soft_time, hard_time, searchmoves,
+                             ga_level, ga_nodes, on_iteration)
+        if mode == "minimax":
+            s.features = 0
+            try:
+                return self.search(board, max_depth, node_limit, soft_time, hard_time,
+                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration)
+            finally:
+                s.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted
         cdef double start = monotonic_seconds(), budget = budget_nodes
         s.pos = board.pos
@@ -633,18 +665,7 @@ cdef class Searcher:
         s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
         tt_new_search(&self.tt)
         memset(s.killers, 0, sizeof(s.killers))
-        n = generate_legal(&s.pos, moves, GEN_ALL)
-        s.n_root = 0
-        wanted = set(searchmoves) if searchmoves else None
-        for i in range(n):
-            if wanted is None or move_to_uci(moves[i]) in wanted:
-                s.root_moves[s.n_root] = moves[i]
-                s.n_root += 1
-        if s.n_root == 0:
-            # searchmoves named no legal move: better any legal move than none.
-            for i in range(n):
-                s.root_moves[i] = moves[i]
-            s.n_root = n
+        n = set_root_moves(s, searchmoves)
         result = {"depth": 0, "seldepth": 0, "nodes": 0, "time": 0.0, "hashfull": 0, "lines": []}
         if s.n_root == 0:
             if n == 0:

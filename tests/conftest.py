@@ -1,4 +1,5 @@
-"""Test data shipped in the repository: tests/data/perftsuite.epd and genchess/data/openings.epd."""
+"""Test data shipped in the repository (tests/data/perftsuite.epd and
+genchess/data/openings.epd) and the protocol tests' engine launcher."""
 
 from pathlib import Path
 
@@ -33,3 +34,13 @@ def perftsuite_fens():
 @pytest.fixture(scope="session")
 def opening_fens():
     return _epd_fens("openings.epd")
+
+
+@pytest.fixture
+def launcher(tmp_path):
+    """Starts GenChess and peer engines; fails the test if one left a traceback or died."""
+    from engine_helpers import Launcher
+    launcher = Launcher(tmp_path)
+    yield launcher
+    problems = launcher.close()
+    assert not problems, "\n".join(problems)

@@ -236,8 +236,8 @@ def test_bad_value_reported_with_file_line_and_key(tmp_path, key, value, fragmen
 
 
 @pytest.mark.parametrize("key, value, fragment", [
-    ("search", "random", "expected iterative or budget, not 'random'"),
-    ("search", "", "expected iterative or budget"),
+    ("search", "random", "expected one of iterative, budget, ga, minimax, not 'random'"),
+    ("search", "", "expected one of iterative, budget, ga, minimax"),
     ("output volume", "loud", "expected verbose or quiet, not 'loud'"),
     ("time limit", "soon", "expected a duration"),
     ("time limit", "0 minutes", "positive"),
@@ -308,7 +308,7 @@ BAD_CONFIGS = {
     "bad int": (config_text(gene_pool_count="two"), ":3: gene pool count: expected a whole number"),
     "bad float": (config_text(maximum_game_time="x"), ":6: maximum game time: expected a number"),
     "bad bool": (config_text(oscillating_time="sometimes"), ":8: oscillating time: expected yes or no"),
-    "bad search": (config_text() + "search = deep\n", ":11: search: expected iterative or budget"),
+    "bad search": (config_text() + "search = deep\n", ":11: search: expected one of iterative, budget, ga, minimax"),
     "bad volume": (config_text() + "output volume = 11\n", ":11: output volume: expected verbose or quiet"),
     "bad duration": (config_text() + "time limit = 2 eons\n", ":11: time limit: expected a duration"),
     "odd population": (config_text(gene_pool_population=7), ":2: gene pool population must be even"),

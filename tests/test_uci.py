@@ -18,7 +18,7 @@ import chess
 import chess.engine
 import pytest
 
-from engine_helpers import (REPO_ROOT, Launcher, Player, RawEngine, genchess_command, kill_after,
+from engine_helpers import (REPO_ROOT, Player, RawEngine, genchess_command, kill_after,
                             opening_fens, peer_engine, run_match, uci_session)
 
 DEFAULT_GENOME = REPO_ROOT / "genchess" / "genomes" / "default.genome"
@@ -33,14 +33,6 @@ CHECKMATED = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"
 STALEMATED = "7k/8/6QK/8/8/8/8/8 b - - 0 1"
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (>>|<<) ")
-
-
-@pytest.fixture
-def launcher(tmp_path):
-    launcher = Launcher(tmp_path)
-    yield launcher
-    problems = launcher.close()
-    assert not problems, "\n".join(problems)
 
 
 def board_after(moves, fen=chess.STARTING_FEN) -> chess.Board:
@@ -173,7 +165,7 @@ def test_identification_and_options(launcher):
     assert options["Clear Hash"].type == "button"
     assert options["Genome"].type == "string"
     assert options["Genome ID"].type == "string"
-    assert options["Search"].type == "combo" and set(options["Search"].var) == {"iterative", "budget"}
+    assert options["Search"].type == "combo" and set(options["Search"].var) == {"iterative", "budget", "ga", "minimax"}
     assert options["Move Overhead"].type == "spin"
     assert options["Ponder"].type == "check"
     assert (options["MultiPV"].min, options["MultiPV"].max) == (1, 10)

@@ -18,21 +18,13 @@ import chess
 import chess.engine
 import pytest
 
-from engine_helpers import (Launcher, Player, RawEngine, fairymax_command, opening_fens,
+from engine_helpers import (Player, RawEngine, fairymax_command, opening_fens,
                             run_match, xboard_session)
 
 THINKING = re.compile(r"^\d+ -?\d+ \d+ \d+( \S+)*$")     # ply score time nodes pv
 WHITE_MATES_IN_1 = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"    # a1a8#
 BLACK_MATES_IN_1 = "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1"    # a8a1#
 ONLY_MOVE_STALEMATES = "7k/8/6Q1/8/8/1p6/Kq6/8 w - - 0 1"  # a2b2 is forced and stalemates
-
-
-@pytest.fixture
-def launcher(tmp_path):
-    launcher = Launcher(tmp_path)
-    yield launcher
-    problems = launcher.close()
-    assert not problems, "\n".join(problems)
 
 
 def moves_of(lines: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
 HANG_SECONDS = 60.0         # a fixed-nodes or fixed-depth move slower than this is a hang
 KILL_AFTER_FLAG = 1.0       # seconds past a fallen flag before a thinking engine is killed
 GENCHESS_KINDS = ("genchess", "genetic", "random", "turing", "montecarlo")
-GENCHESS_SETTINGS = ("name", "search", "hash", "player")
+GENCHESS_SETTINGS = ("name", "search", "hash", "player", "ga_level")
 
 # asyncio's child watcher complains when an engine that failed to start is reaped
 # after python-chess closed its loop, and python-chess logs slow feature lists;
@@ -63,6 +63,7 @@ class EngineSpec:
     name: str = ""
     search: str = "iterative"
     hash_mb: int = 16
+    ga_level: int = 1                   # the GA search's GA Init Level
     needs_moves: bool = False           # xboard setboard=0: openings only as moves
 
     @property
@@ -116,14 +117,19 @@ def parse_engine_spec(text: str) -> EngineSpec:
         raise SpecError(f"engine {text!r}: {e}") from None
     if player_kind == "human":
         raise SpecError(f"engine {text!r}: a person cannot play a match (use genchess play)")
+    from genchess.engine import SEARCH_MODES
     search = values.get("search", "iterative")
-    if search not in ("iterative", "budget"):
-        raise SpecError(f"engine {text!r}: search must be iterative or budget, not {search!r}")
+    if search not in SEARCH_MODES:
+        raise SpecError(f"engine {text!r}: search must be one of {', '.join(SEARCH_MODES)}, "
+                        f"not {search!r}")
+    ga_level = values.get("ga_level", "1")
+    if ga_level not in ("1", "2"):
+        raise SpecError(f"engine {text!r}: ga_level must be 1 or 2, not {ga_level!r}")
     hash_text = values.get("hash", "16")
     if not hash_text.isdigit() or int(hash_text) < 1:
         raise SpecError(f"engine {text!r}: hash must be a whole number of MB, not {hash_text!r}")
     return EngineSpec(text, "genchess", player=player, name=values.get("name", ""),
-                      search=search, hash_mb=int(hash_text))
+                      search=search, hash_mb=int(hash_text), ga_level=int(ga_level))
 
 
 # ------------------------------------------------------------------ players
@@ -142,6 +148,7 @@ def make_match_player(spec: EngineSpec, seed: int | None = None):
             from genchess.match import EnginePlayer
             genome = load_player_genome(path, genome_id)
             engine = Engine(genome, hash_mb=spec.hash_mb, search_mode=spec.search, move_overhead_ms=10)
+            engine.ga_init_level = spec.ga_level
             player = EnginePlayer(engine, "GenChess" if path is None else f"GenChess ({genome.id})")
     except PlayerSpecError as e:
         raise SpecError(f"engine {spec.text!r}: {e}") from None

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.engine import SEARCH_MODES
+
 
 class ConfigError(ValueError):
     """A configuration problem; the message reads `file:line: problem`."""
@@ -36,7 +38,8 @@ COMMON_KEYS = [
     Key("seed", "int", "random seed, for reproducible runs", None, False),
     Key("opening file", "path", "EPD file of positions to start games from, drawn at random "
         "(default: the standard start position)", None, False),
-    Key("search", "mode", "iterative or budget (the Look Ahead Gene's time budget)", None, False),
+    Key("search", "mode", "iterative, budget (the Look Ahead Gene's time budget), ga or minimax",
+        None, False),
     Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
         None, False),
     Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
@@ -153,8 +156,8 @@ def convert(key: Key, text: str, base_dir: Path):
             raise ValueError("expected a file name")
         return Path(text)
     elif key.kind == "mode":
-        if text.lower() not in ("iterative", "budget"):
-            raise ValueError(f"expected iterative or budget, not {text!r}")
+        if text.lower() not in SEARCH_MODES:
+            raise ValueError(f"expected one of {', '.join(SEARCH_MODES)}, not {text!r}")
         return text.lower()
     elif key.kind == "volume":
         if text.lower() not in ("verbose", "quiet"):

@@ -1,0 +1,142 @@
+"""What the search-comparison scripts share: positions, engines, matches, tables, plots.
+
+The comparisons (scripts/search_effort.py, ga_matches.py, ga_blunders.py) reproduce
+tables of Kendall and Whitwell (2001) and Dehghani and Babamir (2017) on our
+engine. Middle-game positions are derived, not shipped: the first openings of
+genchess/data/openings.epd, each played on for a few half-moves by the full search
+at depth 3 (deterministic), so every run sees the same positions. Games go through
+genchess.match.play_game; scores are plain W/D/L and percentages (Elo and
+intervals belong to the measuring package, not here).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from genchess.engine import Engine
+from genchess.match import EnginePlayer, play_game
+from genchess.timeman import Limits
+from genchess_core import Board
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO / "genchess" / "data"
+DOCS = REPO / "docs"
+
+
+def epd_positions(path: Path) -> list[tuple[str, dict[str, str]]]:
+    """(FEN with counters, operations) of each EPD line; comments and blanks skipped."""
+    out = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split(maxsplit=4)
+        if len(fields) < 4:
+            sys.exit(f"{path}:{number}: not an EPD line")
+        ops = {}
+        for op in (fields[4] if len(fields) > 4 else "").split(";"):
+            key, _, value = op.strip().partition(" ")
+            if key:
+                ops[key] = value.strip().strip('"')
+        out.append((" ".join(fields[:4]) + " 0 1", ops))
+    return out
+
+
+def opening_fens(count: int) -> list[str]:
+    fens = [fen for fen, _ in epd_positions(DATA / "openings.epd")]
+    if count > len(fens):
+        sys.exit(f"only {len(fens)} openings in {DATA / 'openings.epd'}, not {count}")
+    return fens[:count]
+
+
+def middle_game_fens(count: int = 20, plies: int = 6) -> list[str]:
+    """The first `count` openings played on `plies` half-moves by the full search at depth 3."""
+    engine = Engine(hash_mb=8)
+    out = []
+    for fen in opening_fens(count):
+        board = Board(fen)
+        for _ in range(plies):
+            if board.is_game_over(claim_draw=True):
+                break
+            engine.new_game()
+            engine.board = board.copy()
+            board.push_uci(engine.search(Limits(depth=3)).bestmove)
+        out.append(board.fen())
+    return out
+
+
+def make_engine(mode: str = "iterative", ga_level: int = 1, hash_mb: int = 16) -> Engine:
+    engine = Engine(hash_mb=hash_mb, search_mode=mode)
+    engine.ga_init_level = ga_level
+    return engine
+
+
+def average_move_seconds(engine: Engine, fens: list[str], depth: int) -> float:
+    """Mean wall time of a fixed-depth search over `fens` (the GA's budget at that depth)."""
+    total = 0.0
+    for fen in fens:
+        engine.new_game()
+        engine.board = Board(fen)
+        total += engine.search(Limits(depth=depth)).time_ms / 1000
+    return total / len(fens)
+
+
+@dataclass
+class MatchScore:
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def wdl(self) -> str:
+        return f"{self.wins}/{self.draws}/{self.losses}"
+
+
+def match(player: EnginePlayer, opponent: EnginePlayer, starts: list[str], max_plies: int,
+          progress=None) -> MatchScore:
+    """Each start twice, colours swapped; the score is `player`'s."""
+    score = MatchScore()
+    for fen in starts:
+        for player_white in (True, False):
+            white, black = (player, opponent) if player_white else (opponent, player)
+            record = play_game(white, black, start_fen=fen, max_plies=max_plies)
+            ours = "white" if player_white else "black"
+            if record.winner is None:
+                score.draws += 1
+            elif record.winner == ours:
+                score.wins += 1
+            else:
+                score.losses += 1
+            if progress:
+                progress(f"  {record.white} v {record.black}: {record.result} ({record.termination}, "
+                         f"{len(record.moves)} plies)")
+    return score
+
+
+def markdown_table(headers: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def save_plot(fig, name: str) -> Path:
+    DOCS.mkdir(exist_ok=True)
+    path = DOCS / name
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
