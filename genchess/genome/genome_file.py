@@ -1,8 +1,9 @@
 """Reading, writing and choosing genomes in Genetic Chess genome files.
 
 A file holds genomes (`ID: n`, `Name:` blocks of `key: value` lines separated by
-blank lines, `END`) and, in gene-pool files written by a trainer, `Still Alive:
-<pool> : <id> <id> ...` lines; the last such line of each pool is current. A
+blank lines, `END`; `#` lines are comments) and, in gene-pool files written by a
+trainer, `Still Alive: <pool> : <id> <id> ...` lines; the last such line of each
+pool is current. A
 genome of another evaluation kind names it on the line after `ID:` (`Kind:
 material`) and its block, up to `END`, is read by that kind's class (kinds.py).
 
@@ -189,7 +190,9 @@ def parse_genome_text(text: str, path: str = "<text>") -> GenomeFile:
     parser = _Parser(path)
     n = 0
     for n, line in enumerate(text.splitlines(), start=1):
-        parser.feed(n, line.strip())
+        line = line.strip()
+        if not line.startswith("#"):        # comments: a hand-written genome cites its source
+            parser.feed(n, line)
     return parser.finish(n)
 
 
