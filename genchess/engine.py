@@ -149,6 +149,7 @@ class Engine(BackgroundSearch):
         self.move_overhead_ms = move_overhead_ms
         self.multipv = 1
         self.nps_estimate = DEFAULT_NPS
+        self.book = None            # a genchess.book.Book: asked once per move, before searching
         self.genome: Genome
         self.set_genome(genome or default_genome())
 
@@ -217,6 +218,10 @@ class Engine(BackgroundSearch):
 
     def _search(self, limits: Limits, on_info) -> SearchResult:
         board = self.board
+        if self.book is not None and not (limits.infinite or limits.ponder):
+            move = self.book.choose(board.fen())
+            if move is not None:
+                return SearchResult(move, None, Score(cp=0), 0, 0, 0, [move])
         budget = self._budget(limits)
         mode = self.search_mode
         if limits.depth is not None or limits.infinite or limits.ponder or limits.mate:

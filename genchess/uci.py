@@ -134,6 +134,7 @@ class UciProtocol:
         self.send("option name Genome ID type string default <none>")
         self.send("option name Search type combo default iterative var iterative var budget")
         self.send("option name Ponder type check default false")
+        self.send("option name Book File type string default <empty>")
         self.send("uciok")
 
     def cmd_debug(self, args):
@@ -162,7 +163,8 @@ class UciProtocol:
             "hash": self.settings.set_hash, "move overhead": self.settings.set_move_overhead,
             "multipv": self.settings.set_multipv, "search": self.settings.set_search,
             "ponder": self.settings.set_ponder, "genome": self.settings.set_genome,
-            "genome id": self.settings.set_genome_id,
+            "genome id": self.settings.set_genome_id, "book file": self.settings.set_book,
+            "book depth": self.settings.set_book_depth,
         }
         if key == "clear hash":
             self._require_idle(name)

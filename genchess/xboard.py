@@ -14,7 +14,9 @@ import signal
 from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import Engine, Info, SearchResult
-from genchess.options import OptionError, Settings
+from genchess.options import SPINS, OptionError, Settings
+
+BOOK_DEPTH = SPINS["Book Depth"]
 from genchess.timeman import Limits
 from genchess_core import STARTING_FEN, FenError, MoveError
 
@@ -210,6 +212,8 @@ class XboardProtocol:
             'option="Genome -file <default>"', 'option="Genome ID -string <none>"',
             'option="Search -combo *iterative /// budget"',
             'option="Hash -spin 16 1 4096"', 'option="Move Overhead -spin 30 0 5000"',
+            'option="Book File -file "', f'option="Book Depth -spin {BOOK_DEPTH.default} '
+            f'{BOOK_DEPTH.lo} {BOOK_DEPTH.hi}"',
         ]
         self.send("feature " + " ".join(features) + " done=1")
 
@@ -410,7 +414,8 @@ class XboardProtocol:
         name, _, value = text.partition("=")
         setters = {"genome": self.settings.set_genome, "genome id": self.settings.set_genome_id,
                    "search": self.settings.set_search, "hash": self.settings.set_hash,
-                   "move overhead": self.settings.set_move_overhead}
+                   "move overhead": self.settings.set_move_overhead,
+                   "book file": self.settings.set_book, "book depth": self.settings.set_book_depth}
         setter = setters.get(name.strip().lower())
         if setter is None:
             raise XboardError(f"unknown option {name.strip()!r}")
