@@ -1,6 +1,7 @@
 """One game in a worker process: the unit of work the trainer hands to an executor.
 
-Jobs and results are small plain dataclasses (genomes travel as text) so any
+Jobs and results are small plain dataclasses (genomes of any kind travel as
+their file text; a game has a clock or a fixed depth per move) so any
 `concurrent.futures.Executor` can run them: a local process pool today, a cluster
 executor (e.g. dask.distributed's `Client.get_executor()`) tomorrow. Each worker
 process keeps its two engines between games; only their genomes change.
@@ -33,8 +34,10 @@ class GameJob:
     white_genome: str
     black_genome: str
     start_fen: str | None
-    seconds: float
+    seconds: float              # per side; unused when depth is set
     search_mode: str
+    increment: float = 0.0      # seconds added per move
+    depth: int | None = None    # fixed search depth per move instead of a clock
 
 
 @dataclass
@@ -64,12 +67,13 @@ def play_job(job: GameJob) -> GameResult:
     white_engine, black_engine = engines_for(job.search_mode)
     white_engine.set_genome(parse_genome_text(job.white_genome).genomes[0])
     black_engine.set_genome(parse_genome_text(job.black_genome).genomes[0])
-    white = EnginePlayer(white_engine, f"GenChess {job.white_id}")
-    black = EnginePlayer(black_engine, f"GenChess {job.black_id}")
+    white = EnginePlayer(white_engine, f"GenChess {job.white_id}", depth=job.depth)
+    black = EnginePlayer(black_engine, f"GenChess {job.black_id}", depth=job.depth)
     spent = [0.0]
 
     def on_move(board, move, used, clock):
         spent[0] += used
 
-    record = play_game(white, black, job.start_fen, TimeControl(job.seconds), on_move=on_move)
+    control = None if job.depth else TimeControl(job.seconds, job.increment)
+    record = play_game(white, black, job.start_fen, control, on_move=on_move)
     return GameResult(job, record, spent[0])
