@@ -94,7 +94,9 @@ def now() -> str:
 
 
 class ChromosomeDB:
-    def __init__(self, path: str | Path, create: bool = False):
+    def __init__(self, path: str | Path, create: bool = False, write: bool = False):
+        """Open (or with create, make) a database. Readers change nothing in the
+        file; a writer (write=True) switches it to WAL once it is known to be ours."""
         self.path = Path(path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if not exists and not create:
@@ -104,8 +106,6 @@ class ChromosomeDB:
                                 f"starts with the SQLite header)")
         try:
             self.conn = sqlite3.connect(self.path, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
             if not exists:
                 with self.transaction():
                     for statement in SCHEMA.split(";"):
@@ -113,6 +113,9 @@ class ChromosomeDB:
                             self.conn.execute(statement)
                     self.conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
             self.check_schema()
+            if write or not exists:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=FULL")
         except sqlite3.DatabaseError as e:
             raise DatabaseError(f"{self.path}: damaged or unreadable SQLite database ({e})") from None
 

@@ -368,7 +368,7 @@ class MncTrainer:
     def open(self) -> None:
         cfg = self.config
         fresh = not (cfg.database.exists() and cfg.database.stat().st_size > 0)
-        self.db = ChromosomeDB(cfg.database, create=fresh)
+        self.db = ChromosomeDB(cfg.database, create=fresh, write=True)
         meta = self.db.meta()
         if not fresh and meta.get("method") not in (None, "multi-niche crowding"):
             raise DatabaseError(f"{cfg.database}: a {meta['method']} database, not multi-niche crowding")
