@@ -348,8 +348,13 @@ class Progress:
                 sys.stdout.write("\r" + " " * 60 + "\r")
 
 
+def say(line: str) -> None:
+    # Flushed: a run's console is often a log file someone is tailing.
+    print(line, flush=True)
+
+
 class MncTrainer:
-    def __init__(self, config: MncConfig, out=print, executor_factory=make_executor):
+    def __init__(self, config: MncConfig, out=say, executor_factory=make_executor):
         self.config = config
         self.out = out
         self.executor_factory = executor_factory
