@@ -334,8 +334,8 @@ def make_executor(workers: int) -> cf.Executor:
 class Progress:
     """One console line per generation; a bar while its games run (on a terminal)."""
 
-    def __init__(self, out, total: int, enabled: bool):
-        self.out, self.total, self.done = out, total, 0
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.done = total, 0
         self.enabled = enabled and sys.stdout.isatty()
 
     def step(self):
@@ -423,7 +423,7 @@ class MncTrainer:
         jobs = [GameJob(self.generation, 0, pop[w].id, pop[b].id, texts[w], texts[b],
                         self.start_position(rng), cfg.game_time, cfg.search, cfg.increment, cfg.depth)
                 for w, b in pairs]
-        progress = Progress(self.out, len(jobs), not cfg.quiet)
+        progress = Progress(len(jobs), not cfg.quiet)
         results = []
         futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
         for future in cf.as_completed(futures):
@@ -432,12 +432,14 @@ class MncTrainer:
             progress.step()
         return round_robin_fitness(len(pop), results)
 
-    def breed(self, fitness: list[float], rng: random.Random):
-        """Mate every individual, place each child: the generation's MNC step."""
+    def breed(self, fitness: list[float], behaviours: list[np.ndarray], rng: random.Random):
+        """Mate every individual, place each child: the generation's MNC step. A
+        slot whose individual a child replaced earlier in the loop mates as that
+        child (the population changes as the loop goes, as in steady-state MNC)."""
         cfg = self.config
         pop = list(self.population)
         fit = list(fitness)
-        behaviours = [behaviour(g, self.boards) for g in pop]
+        behaviours = list(behaviours)
         order = list(range(len(pop)))
         if cfg.random_order:
             rng.shuffle(order)
@@ -462,9 +464,10 @@ class MncTrainer:
         start = time.monotonic()
         rng = random.Random(f"{self.seed}:{self.generation}")
         fitness, games = self.play_round_robin(executor, rng)
-        labels = niches([behaviour(g, self.boards) for g in self.population], cfg.niche_radius)
+        behaviours = [behaviour(g, self.boards) for g in self.population]
+        labels = niches(behaviours, cfg.niche_radius)
         best = max(range(len(fitness)), key=lambda i: (fitness[i], -self.population[i].id))
-        next_pop, offspring = self.breed(fitness, rng)
+        next_pop, offspring = self.breed(fitness, behaviours, rng)
         seconds = time.monotonic() - start
         summary = GenerationSummary(self.generation, self.population[best].id, fitness[best],
                                     sum(fitness) / len(fitness), len(set(labels)), sum(games) // 2,
