@@ -362,3 +362,18 @@ def test_missing_id_and_empty_database_messages(tmp_path):
     config = write_config(tmp_path, population="8")
     proc = train(str(config))
     assert proc.returncode == 2 and "population of 6" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_database_held_by_another_writer_is_a_clear_error(tmp_path):
+    from genchess.genome.database import ChromosomeDB, DatabaseError
+    path = tmp_path / "held.db"
+    ChromosomeDB(path, create=True).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    db = ChromosomeDB(path, write=True)
+    db.conn.execute("PRAGMA busy_timeout=50")
+    with pytest.raises(DatabaseError, match=f"{path}: cannot write .*locked"):
+        db.set_meta({"seed": 1})
+    holder.execute("ROLLBACK")
+    db.set_meta({"seed": 1})
+    assert db.meta() == {"seed": "1"}

@@ -142,10 +142,18 @@ class ChromosomeDB:
 
         class _Transaction:
             def __enter__(self):
-                db.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    db.conn.execute("BEGIN IMMEDIATE")
+                except sqlite3.Error as e:      # e.g. another run holds the database
+                    raise DatabaseError(f"{db.path}: cannot write ({e})") from None
 
             def __exit__(self, kind, value, tb):
-                db.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+                try:
+                    db.conn.execute("COMMIT" if kind is None else "ROLLBACK")
+                except sqlite3.Error as e:
+                    raise DatabaseError(f"{db.path}: cannot write ({e})") from None
+                if kind is not None and issubclass(kind, sqlite3.Error):
+                    raise DatabaseError(f"{db.path}: cannot write ({value})") from None
                 return False
 
         return _Transaction()
