@@ -91,7 +91,8 @@ def add_engine_options(parser, suppress=False):
     default = (lambda value: argparse.SUPPRESS) if suppress else (lambda value: value)
     parser.add_argument("--genome", metavar="FILE", default=default(None),
                         help="genome file (default: the shipped default genome); for a gene-pool "
-                             "file the smallest living ID, else the last genome")
+                             "file the smallest living ID, else the last genome; for a Phoenix "
+                             "chromosome database (SQLite) the best of the last generation")
     parser.add_argument("--genome-id", type=int, metavar="N", default=default(None),
                         help="load the genome with this ID")
     parser.add_argument("--search", choices=("iterative", "budget", "ga", "minimax"),  # engine.SEARCH_MODES, kept
@@ -102,6 +103,8 @@ def add_engine_options(parser, suppress=False):
                         help="GA search's initial population: root moves (1) or two-ply branches (2)")
     parser.add_argument("--hash", type=_positive, metavar="MB", default=default(16),
                         help="transposition table size in MB (default 16)")
+    parser.add_argument("--book", metavar="FILE", default=default(None),
+                        help="play the opening from this Polyglot book (default: no book)")
     parser.add_argument("--log", metavar="FILE", default=default(None),
                         help="append every protocol line in and out, with timestamps, to FILE")
 
@@ -136,6 +139,13 @@ def cmd_protocol(args):
             print(f"genchess: {e}", file=sys.stderr)
             return 2
     settings = Settings(engine)
+    if args.book:
+        from genchess.options import OptionError
+        try:
+            settings.set_book(args.book)
+        except OptionError as e:
+            print(f"genchess: {e}", file=sys.stderr)
+            return 2
     if args.genome:
         settings.genome_path, settings.genome_id = args.genome, args.genome_id
     protocol = getattr(args, "protocol", None)

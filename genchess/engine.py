@@ -154,6 +154,7 @@ class Engine(BackgroundSearch):
         self.ga_init_level = 1              # GA mode: root moves (1) or two-ply branches (2)
         self.ga_nodes = DEFAULT_POOL_NODES   # GA mode: node pool size
         self.nps_estimate = DEFAULT_NPS
+        self.book = None            # a genchess.book.Book: asked once per move, before searching
         self.genome: Genome
         self.set_genome(genome or default_genome())
 
@@ -223,6 +224,10 @@ class Engine(BackgroundSearch):
 
     def _search(self, limits: Limits, on_info) -> SearchResult:
         board = self.board
+        if self.book is not None and not (limits.infinite or limits.ponder):
+            move = self.book.choose(board.fen())
+            if move is not None:
+                return SearchResult(move, None, Score(cp=0), 0, 0, 0, [move])
         budget = self._budget(limits)
         if limits.received is not None:
             budget = budget.after(time.monotonic() - limits.received)

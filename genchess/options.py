@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from genchess.book import DEFAULT_DEPTH as DEFAULT_BOOK_DEPTH, MAX_DEPTH as MAX_BOOK_DEPTH, Book, BookError
 from genchess.engine import SEARCH_MODES, Engine
 from genchess.genome import GenomeError, default_genome, load_genome
 from genchess_core.gasearch import DEFAULT_POOL_NODES
@@ -33,6 +34,7 @@ SPINS = {
     "MultiPV": Spin(1, 1, 10),
     "GA Init Level": Spin(1, 1, 2),                     # GA search: root moves or two-ply branches
     "GA Nodes": Spin(DEFAULT_POOL_NODES, 1000, 50_000_000),   # GA search: node pool (32 bytes each)
+    "Book Depth": Spin(DEFAULT_BOOK_DEPTH, 1, MAX_BOOK_DEPTH),
 }
 
 
@@ -56,6 +58,7 @@ class Settings:
         self.genome_path = DEFAULT_GENOME
         self.genome_id: int | None = None
         self.ponder = False
+        self.book_depth = DEFAULT_BOOK_DEPTH
 
     def set_hash(self, text: str) -> None:
         megabytes = parse_spin("Hash", text)
@@ -75,6 +78,22 @@ class Settings:
 
     def set_ga_nodes(self, text: str) -> None:
         self.engine.ga_nodes = parse_spin("GA Nodes", text)
+
+    def set_book(self, path: str) -> None:
+        """Play from a Polyglot book (empty: no book, the default)."""
+        path = path.strip()
+        if path in ("", "<empty>", "<none>"):
+            self.engine.book = None
+            return
+        try:
+            self.engine.book = Book(path, self.book_depth)
+        except BookError as e:
+            raise OptionError(str(e)) from None
+
+    def set_book_depth(self, text: str) -> None:
+        self.book_depth = parse_spin("Book Depth", text)
+        if getattr(self.engine, "book", None) is not None:
+            self.engine.book.depth = self.book_depth
 
     def set_search(self, text: str) -> None:
         mode = text.strip().lower()

@@ -1,4 +1,5 @@
-"""`genchess-plot POOLFILE`: pictures of what evolved in a gene-pool run.
+"""`genchess-plot FILE`: pictures of what evolved in a gene-pool run or a Phoenix
+(multi-niche crowding) chromosome database.
 
 Reads the pool file and its games file (the torn tail of a running or killed
 run is skipped, never touched) and writes PNG files: piece strengths and gene
@@ -171,6 +172,87 @@ def plot_promotions(plt, games, out: Path) -> Path:
     return save(plt, fig, out / "promotions.png")
 
 
+# ------------------------------------------------------------------ Phoenix runs
+
+def plot_tables(plt, genome, out: Path) -> Path:
+    """The best chromosome's ten tables as 8x8 boards (White's side, rank 1 at the bottom)."""
+    import numpy as np
+    from genchess.genome.pvt import TABLES
+
+    fig, axes = plt.subplots(2, 5, figsize=(16, 7), layout="constrained")
+    limit = max(1, max(abs(v) for v in genome.values))
+    for ax, (piece, phase) in zip(axes.flat, TABLES):
+        board = np.array(genome.table(piece, phase)).reshape(8, 8)      # row 0: rank 1
+        image = ax.imshow(board, cmap="RdBu_r", vmin=-limit, vmax=limit, origin="lower")
+        for r in range(8):
+            for f in range(8):
+                ax.text(f, r, str(board[r, f]), ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(8), list("abcdefgh"))
+        ax.set_yticks(range(8), [str(r) for r in range(1, 9)])
+        ax.set_title(f"{piece} {'middle game' if phase == 'mg' else 'end game'}")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="centipawns (White's side)")
+    fig.suptitle(f"Piece-square tables of chromosome {genome.id} (material "
+                 f"{' '.join(map(str, genome.material))}; rook and queen use their middle-game "
+                 f"table in the end game)")
+    fig.savefig(out / "tables.png", dpi=100)
+    plt.close(fig)
+    return out / "tables.png"
+
+
+def plot_fitness(plt, history, out: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(10, 5))
+    gens = [h.generation for h in history]
+    ax.plot(gens, [h.best_fitness for h in history], label="best", marker=".")
+    ax.plot(gens, [h.mean_fitness for h in history], label="mean", marker=".")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("fitness (points per round-robin game)")
+    ax.set_ylim(0, 1.05)
+    # With equal games per player a round robin is zero-sum: the mean is 0.5 by
+    # construction, and moves only when byes give players different game counts.
+    ax.set_title("Fitness against generation (the round robin's mean is 0.5 when all play "
+                 "equally often)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.legend()
+    return save(plt, fig, out / "fitness.png")
+
+
+def plot_niches(plt, history, out: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(10, 4))
+    ax.plot([h.generation for h in history], [h.niches for h in history], marker=".", color="tab:green")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("niches")
+    ax.set_ylim(bottom=0)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_title("Niches (clusters under the phenotypic similarity) against generation")
+    return save(plt, fig, out / "niches.png")
+
+
+def plot_database(path: Path, out: Path) -> int:
+    """genchess-plot on a Phoenix chromosome database."""
+    from genchess.genome.database import ChromosomeDB
+    try:
+        db = ChromosomeDB(path)
+        history = db.history()
+        best = db.chromosome(db.best_id())
+        db.close()
+        out.mkdir(parents=True, exist_ok=True)
+    except GenomeError as e:
+        print(f"genchess-plot: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"genchess-plot: cannot write {out}: {e.strerror}", file=sys.stderr)
+        return 2
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for written in (plot_tables(plt, best, out), plot_fitness(plt, history, out),
+                    plot_niches(plt, history, out)):
+        print(f"wrote {written}")
+    return 0
+
+
 def save(plt, fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -179,14 +261,20 @@ def save(plt, fig, path: Path) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="genchess-plot",
-                                     description="Draw PNG plots of what evolved in a gene-pool run.")
-    parser.add_argument("pool_file", metavar="POOLFILE", help="the gene pool file of a run")
+    parser = argparse.ArgumentParser(
+        prog="genchess-plot",
+        description="Draw PNG plots of what evolved: for a gene-pool file, piece strengths, gene "
+                    "priorities and game statistics; for a Phoenix chromosome database, the best "
+                    "chromosome's tables as boards, fitness and niches against generation.")
+    parser.add_argument("pool_file", metavar="FILE", help="the gene pool file or chromosome database of a run")
     parser.add_argument("--out", metavar="DIR", help="where to write the PNG files "
                         "(default: POOLFILE_plots beside the pool file)")
     args = parser.parse_args(argv)
     pool = Path(args.pool_file)
     out = Path(args.out) if args.out else Path(str(pool) + "_plots")
+    from genchess.genome.database import is_sqlite_file
+    if is_sqlite_file(pool):
+        return plot_database(pool, out)
     try:
         genomes = load_genomes(pool)
         games, _ = read_games_file(Path(str(pool) + "_games.txt"))

@@ -137,6 +137,7 @@ class UciProtocol:
         self.send("option name Search type combo default iterative "
                   + " ".join(f"var {mode}" for mode in SEARCH_MODES))
         self.send("option name Ponder type check default false")
+        self.send("option name Book File type string default <empty>")
         self.send("uciok")
 
     def cmd_debug(self, args):
@@ -167,6 +168,7 @@ class UciProtocol:
             "ponder": self.settings.set_ponder, "genome": self.settings.set_genome,
             "genome id": self.settings.set_genome_id,
             "ga init level": self.settings.set_ga_init_level, "ga nodes": self.settings.set_ga_nodes,
+            "book file": self.settings.set_book, "book depth": self.settings.set_book_depth,
         }
         if key == "clear hash":
             self._require_idle(name)

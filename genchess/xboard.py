@@ -15,6 +15,8 @@ from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
 from genchess.options import SPINS, OptionError, Settings
+
+BOOK_DEPTH = SPINS["Book Depth"]
 from genchess.timeman import Limits
 from genchess_core import STARTING_FEN, FenError, MoveError
 
@@ -213,6 +215,8 @@ class XboardProtocol:
             'option="GA Init Level -spin 1 1 2"',
             'option="GA Nodes -spin {0.default} {0.lo} {0.hi}"'.format(SPINS["GA Nodes"]),
             'option="Hash -spin 16 1 4096"', 'option="Move Overhead -spin 30 0 5000"',
+            'option="Book File -file "', f'option="Book Depth -spin {BOOK_DEPTH.default} '
+            f'{BOOK_DEPTH.lo} {BOOK_DEPTH.hi}"',
         ]
         self.send("feature " + " ".join(features) + " done=1")
 
@@ -415,7 +419,8 @@ class XboardProtocol:
                    "search": self.settings.set_search, "hash": self.settings.set_hash,
                    "move overhead": self.settings.set_move_overhead,
                    "ga init level": self.settings.set_ga_init_level,
-                   "ga nodes": self.settings.set_ga_nodes}
+                   "ga nodes": self.settings.set_ga_nodes,
+                   "book file": self.settings.set_book, "book depth": self.settings.set_book_depth}
         setter = setters.get(name.strip().lower())
         if setter is None:
             raise XboardError(f"unknown option {name.strip()!r}")

@@ -3,10 +3,12 @@
 
 from genchess_core.position cimport Position
 from genchess_core.eval_material cimport MaterialParams
+from genchess_core.eval_pvt cimport PvtParams
 
 cdef enum EvalKind:
     KIND_GENETIC = 0            # Genetic Chess scoring genes (this module)
     KIND_MATERIAL = 1           # Kendall-Whitwell material weights (eval_material)
+    KIND_PVT = 2                # Phoenix piece-square tables (eval_pvt)
 
 cdef enum:  # scoring genes, in GENE_PREFIXES order
     G_TOTAL_FORCE = 0
@@ -32,6 +34,7 @@ cdef struct EvalParams:
     int kind                    # an EvalKind: which scoring function and which fields below
     int order_values[6]         # each piece kind's worth for move ordering, internal units
     MaterialParams material     # KIND_MATERIAL
+    PvtParams pvt               # KIND_PVT
     # KIND_GENETIC:
     double piece_values[6]      # normalised: sum over the starting army of |value| is 1
     double priority[12]

@@ -19,6 +19,7 @@ from genchess_core.position cimport Position, king_square, side_attacks
 from genchess_core.movegen cimport legal_moves_as
 from genchess_core.board cimport Board
 from genchess_core.eval_material cimport evaluate_material, material_params
+from genchess_core.eval_pvt cimport evaluate_pvt, pvt_params
 
 cdef const AttackTables* T = attack_tables()
 
@@ -27,7 +28,7 @@ cdef U64 FILE_MASK[8]
 cdef U64 AHEAD[2][8]            # ranks strictly ahead of a rank, from a colour's side
 
 # The `kind` a genome's pack() names, to the EvalKind the C evaluation switches on.
-KIND_CODES = {"genetic": KIND_GENETIC, "material": KIND_MATERIAL}
+KIND_CODES = {"genetic": KIND_GENETIC, "material": KIND_MATERIAL, "pvt": KIND_PVT}
 
 GENE_PREFIXES = ("total_force", "freedom", "pawn_adv", "passed_pawn", "targeted", "sphere",
                  "confine", "king_protect", "castling", "islands", "stacked", "checkmate_material")
@@ -278,6 +279,8 @@ cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil:
     # trainers take any kind without knowing which it is.
     if e.kind == KIND_MATERIAL:
         return evaluate_material(p, &e.material)
+    if e.kind == KIND_PVT:
+        return evaluate_pvt(p, &e.pvt)
     return evaluate_genetic(p, e)
 
 
@@ -330,6 +333,11 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
             material_params(&e.material, packed)
             set_order_values(e, packed.get("order_values", packed["material_weights"][:6]))
             return 0
+        if e.kind == KIND_PVT:
+            pvt_params(&e.pvt, packed)
+            # Order values in pawns, from the genome's material in centipawns.
+            set_order_values(e, packed.get("order_values", [v / 100.0 for v in packed["pvt_material"][:6]]))
+            return 0
         values = [float(v) for v in packed["piece_values"]]
         if len(values) != 6:
             raise ValueError("piece_values needs 6 numbers")
@@ -360,6 +368,17 @@ def evaluate_board(Board board, dict packed):
     cdef EvalParams e
     make_params(&e, packed)
     return evaluate(&board.pos, &e)
+
+
+def evaluate_boards(list boards, dict packed):
+    """evaluate_board over many boards with one genome, packed once (similarity measures)."""
+    cdef EvalParams e
+    cdef Board board
+    make_params(&e, packed)
+    result = []
+    for board in boards:
+        result.append(evaluate(&board.pos, &e))
+    return result
 
 
 def gene_raw_scores(Board board, dict packed):

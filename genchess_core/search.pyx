@@ -21,7 +21,8 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
                                      unmake_null, in_check, repetition_count, move_to_uci)
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
-from genchess_core.evaluate cimport EvalParams, evaluate, make_params, EVAL_SCALE
+from genchess_core.evaluate cimport EvalParams, evaluate, make_params, EVAL_SCALE, KIND_PVT
+from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
@@ -101,11 +102,15 @@ cdef void order_by_value(SearchState* s, const Move* moves, int* scores, int n) 
 
 cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
                       int ply) noexcept nogil:
-    cdef int i, victim, attacker, flags
+    cdef int i, victim, attacker, flags, pvt_phase_now
     cdef Move m
     if s.features & USE_VALUE_ORDERING:
         order_by_value(s, moves, scores, n)
         return
+    # Quiet-move hook per evaluation kind: a PVT genome orders quiet moves by the
+    # tapered table value of their destination (Phoenix's use of its PVTs); the
+    # other kinds by the history heuristic.
+    pvt_phase_now = pvt_phase(&s.pos) if s.params.kind == KIND_PVT else -1
     for i in range(n):
         m = moves[i]
         flags = move_flags(m)
@@ -122,6 +127,8 @@ cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Mov
             scores[i] = SCORE_KILLER + 1
         elif m == s.killers[ply][1]:
             scores[i] = SCORE_KILLER
+        elif pvt_phase_now >= 0:
+            scores[i] = pvt_quiet_order(&s.params.pvt, s.pos.board[move_from(m)], move_to(m), pvt_phase_now)
         else:
             scores[i] = s.history[s.pos.board[move_from(m)]][move_to(m)]
 

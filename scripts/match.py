@@ -48,6 +48,8 @@ def main() -> int:
     parser.add_argument("--increment", type=float, default=0.05)
     parser.add_argument("--openings", default=str(DEFAULT_OPENINGS) if DEFAULT_OPENINGS.exists() else None)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--depth", type=int, help="engines search this fixed depth per move, no "
+                        "clock (on a loaded machine clocks measure the load, not the engines)")
     args = parser.parse_args()
     try:
         player = make_player(args.player, args.seed)
@@ -60,6 +62,11 @@ def main() -> int:
         openings = [" ".join(line.split()[:4]) for line in Path(args.openings).read_text().splitlines()
                     if line.strip()]
     control = TimeControl(args.time, args.increment)
+    if args.depth:
+        control = None
+        for p in [player, *opponents]:
+            if hasattr(p, "untimed_ms"):    # genome players: the depth decides, not a move time
+                p.player.depth, p.untimed_ms = args.depth, 10 ** 9
     wins = draws = losses = 0
     for game in range(args.games):
         opponent = opponents[game % len(opponents)]

@@ -309,3 +309,31 @@ def test_kendall_whitwell_run_on_the_cluster_equals_the_local_run(cluster, tmp_p
         files[name] = [(directory / "kw.txt").read_text(), sorted(g.strip() for g in games.split("[Event "))]
     assert files["cluster"] == files["local"]
     assert len(files["local"][1]) - 1 == 2 * 2 * (5 - 1)
+
+
+def test_multi_niche_crowding_run_on_the_cluster_equals_the_local_run(cluster, tmp_path):
+    """Phoenix's trainer at a fixed search depth is deterministic too: the same seed
+    gives the same chromosomes, parents and fitness in the database on any executor."""
+    import sqlite3
+    from genchess.train.mnc import MncTrainer
+
+    rows = {}
+    for name, scheduler in (("cluster", cluster), ("local", None)):
+        directory = tmp_path / name
+        directory.mkdir()
+        cfg = directory / "run.cfg"
+        cfg.write_text(f"method = multi-niche crowding\nchromosome database = {directory / 'run.db'}\n"
+                       "population = 6\nsearch depth = 1\nmaximum generations = 2\nseed = 3\n",
+                       encoding="utf-8")
+        config = parse_config(cfg)
+        config.scheduler = scheduler
+        lines: list[str] = []
+        assert MncTrainer(config, out=lines.append).run() == 0, "\n".join(lines)
+        conn = sqlite3.connect(directory / "run.db")
+        rows[name] = (conn.execute("SELECT * FROM population ORDER BY generation, chromosome").fetchall(),
+                      conn.execute("SELECT id, generation, parent_a, parent_b, material, tables, "
+                                   "fitness, games, niche FROM chromosomes "
+                                   "ORDER BY id").fetchall())
+        conn.close()
+    assert rows["cluster"] == rows["local"]
+    assert len(rows["local"][1]) > 6            # offspring were born and recorded

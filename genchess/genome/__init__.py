@@ -1,6 +1,6 @@
 """Genomes of GenChess: the genome file format, one module per evaluation kind
 (Genetic Chess genes: genes.py and genome.py; Kendall-Whitwell material weights:
-material.py), and the loader that dispatches on a block's `Kind:` (kinds.py).
+material.py; Phoenix piece-square tables: pvt.py), and the loader that dispatches on a block's `Kind:` (kinds.py).
 Pure Python; a genome's `pack()` is the only thing the C engine sees, once per
 loaded genome.
 """
@@ -9,6 +9,7 @@ from .genes import GENE_CLASSES, GENES_BY_NAME, PACK_KEYS, Gene, GenomeError, Va
 from .genome import Genome
 from .kinds import GENOME_KINDS, register_kind
 from .material import MaterialGenome
+from .pvt import PvtGenome
 from .genome_file import (
     GenomeFile,
     StillAlive,
@@ -27,6 +28,7 @@ __all__ = [
     "GENES_BY_NAME",
     "GENOME_KINDS",
     "MaterialGenome",
+    "PvtGenome",
     "register_kind",
     "PACK_KEYS",
     "Gene",

@@ -1,8 +1,9 @@
 """Reading, writing and choosing genomes in Genetic Chess genome files.
 
 A file holds genomes (`ID: n`, `Name:` blocks of `key: value` lines separated by
-blank lines, `END`) and, in gene-pool files written by a trainer, `Still Alive:
-<pool> : <id> <id> ...` lines; the last such line of each pool is current. A
+blank lines, `END`; `#` lines are comments) and, in gene-pool files written by a
+trainer, `Still Alive: <pool> : <id> <id> ...` lines; the last such line of each
+pool is current. A
 genome of another evaluation kind names it on the line after `ID:` (`Kind:
 material`) and its block, up to `END`, is read by that kind's class (kinds.py).
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, GenomeError, quote
+from .database import is_sqlite_file, load_chromosome
 from .genome import Genome
 from .kinds import kind_class
 
@@ -189,7 +191,9 @@ def parse_genome_text(text: str, path: str = "<text>") -> GenomeFile:
     parser = _Parser(path)
     n = 0
     for n, line in enumerate(text.splitlines(), start=1):
-        parser.feed(n, line.strip())
+        line = line.strip()
+        if not line.startswith("#"):        # comments: a hand-written genome cites its source
+            parser.feed(n, line)
     return parser.finish(n)
 
 
@@ -238,10 +242,14 @@ def count_wins(games_path: str | Path) -> Counter:
 def load_genome(path: str | Path, genome_id: int | None = None) -> Genome:
     """The genome to play with from a genome file.
 
-    With an ID: that genome. Without: in a gene-pool file, the smallest ID still
+    A SQLite file is a Phoenix chromosome database (database.py): the chromosome
+    with that ID, or the best of the last complete generation. With an ID: that
+    genome. Without: in a gene-pool file, the smallest ID still
     alive in any pool; else, if `<path>_games.txt` exists, the last genome in the
     file with at least three wins there; else the last genome in the file.
     """
+    if is_sqlite_file(path):
+        return load_chromosome(path, genome_id)
     genome_file = read_genome_file(path)
     if genome_id is not None:
         genome = genome_file.find(genome_id)

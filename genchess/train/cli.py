@@ -1,4 +1,5 @@
-"""`genchess-train CONFIG`: run (or resume) the evolution the file's `method` names."""
+"""`genchess-train CONFIG`: run (or resume) the evolution the file's `method` names;
+`genchess-train --export DATABASE` writes a chromosome out as a genome file."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from genchess.train.config import ConfigError, keys_help, parse_config
 TRAINERS = {
     "gene pool": ("genchess.train.trainer", "Trainer"),
     "kendall-whitwell": ("genchess.train.kendall", "KendallTrainer"),
+    "multi-niche crowding": ("genchess.train.mnc", "MncTrainer"),
 }
 
 
@@ -26,40 +28,72 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="genchess-train",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Evolve chess genomes. method = gene pool (the default): players are "
-                    "paired at random each round, every game's two players mate, and the "
-                    "offspring replaces the loser. method = kendall-whitwell: a population of "
-                    "material weights evolves by two-game matches of fixed-depth players, the "
-                    "loser replaced by a clone of the winner, mutation scaled by the population's "
-                    "spread. Starting again with existing files resumes the run.",
+        description="Evolve chess genomes; the configuration's method picks the evolution. "
+                    "gene pool (the default): players are paired at random each round, every "
+                    "game's two players mate, and the offspring replaces the loser. "
+                    "kendall-whitwell: a population of material weights evolves by two-game "
+                    "matches of fixed-depth players, the loser replaced by a clone of the winner, "
+                    "mutation scaled by the population's spread. multi-niche crowding: Phoenix's "
+                    "piece-square tables, mated with their most similar and replacing the worst "
+                    "of the most similar. Starting again with the same configuration resumes the run.",
         epilog=keys_help() + """
 
 controls while running:
   Ctrl-Z  (gene pool) pause after the games in progress are finished and written (fg continues)
-  Ctrl-C  stop at once; every finished game is already on disk
+  Ctrl-C  stop at once; every finished game (gene pool, kendall-whitwell) or generation
+          (multi-niche crowding) is already on disk
 
 files:
-  <gene pool file>           every genome ever created, plus 'Still Alive' lines after each
-                             round (genchess --genome FILE plays the smallest living ID)
-  <gene pool file>_games.txt every game as PGN (round, pool, IDs, result, reason, time control)
-  genchess-plot <gene pool file> draws what evolved
-  kendall-whitwell: <population file>, <population file>_games.txt and
-  <population file>_average.genome (the average player of each generation;
-  genchess --genome plays the last); genchess-kw-study CONFIG runs the mutation study""")
-    parser.add_argument("config", metavar="CONFIG", help="configuration file (see the keys below)")
+  gene pool:            <gene pool file>, every genome ever created plus 'Still Alive' lines
+                        after each round (genchess --genome FILE plays the smallest living ID);
+                        <gene pool file>_games.txt, every game as PGN
+  kendall-whitwell:     <population file>, <population file>_games.txt and
+                        <population file>_average.genome (the average player of each
+                        generation; genchess --genome plays the last);
+                        genchess-kw-study CONFIG runs the mutation study
+  multi-niche crowding: <chromosome database>, every chromosome in SQLite (genchess --genome
+                        DB plays the best of the last generation; --genome-id N another)
+  genchess-plot <file>  draws what evolved (any kind of run)""")
+    parser.add_argument("config", metavar="CONFIG", nargs="?",
+                        help="configuration file (see the keys below)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="play the games on a dask.distributed cluster: tcp://HOST:PORT of a "
                              "running dask scheduler, or local:N for N worker processes on this "
                              "machine (overrides the scheduler key; needs pip install "
                              "\"genchess[cluster]\")")
+    parser.add_argument("--export", metavar="DATABASE",
+                        help="write a chromosome of this chromosome database as a genome file "
+                             "(instead of training)")
+    parser.add_argument("--id", type=int, metavar="N",
+                        help="with --export: the chromosome ID (default: the best of the last "
+                             "complete generation)")
+    parser.add_argument("--output", "-o", metavar="FILE",
+                        help="with --export: the genome file to write (default: standard output)")
     return parser
 
 
+def export(args) -> int:
+    from genchess.genome.database import load_chromosome
+    genome = load_chromosome(args.export, args.id)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(genome.to_text())
+        print(f"wrote chromosome {genome.id} to {args.output}")
+    else:
+        sys.stdout.write(genome.to_text())
+    return 0
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if (args.config is None) == (args.export is None):
+        parser.error("give a CONFIG file to train, or --export DATABASE")
     from genchess.train.executors import ClusterError, parse_scheduler
 
     try:
+        if args.export:
+            return export(args)
         config = parse_config(args.config)
         if args.scheduler is not None:
             try:

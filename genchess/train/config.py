@@ -89,6 +89,7 @@ KEYS_BY_NAME = {key.name: key for key in KEYS}
 METHODS = {
     "gene pool": ("genchess.train.config", "GENE_POOL_KEYS", "gene_pool_config"),
     "kendall-whitwell": ("genchess.train.kendall", "KENDALL_KEYS", "kendall_config"),
+    "multi-niche crowding": ("genchess.train.mnc", "MNC_KEYS", "mnc_config"),
 }
 UNITS = {"second": 1, "seconds": 1, "sec": 1, "s": 1, "minute": 60, "minutes": 60, "min": 60,
          "m": 60, "hour": 3600, "hours": 3600, "h": 3600, "day": 86400, "days": 86400}

@@ -1,6 +1,7 @@
 """One game in a worker process: the unit of work the trainer hands to an executor.
 
-Jobs and results are small plain dataclasses (genomes travel as text) so any
+Jobs and results are small plain dataclasses (genomes of any kind travel as
+their file text; a game has a clock or a fixed depth per move) so any
 `concurrent.futures.Executor` can run them (executors.py: a local process pool or
 a dask.distributed cluster, which pickles them to its workers). Each worker
 process keeps its two engines between games; only their genomes change.
@@ -36,6 +37,7 @@ class GameJob:
     start_fen: str | None
     seconds: float              # per side, on a clock; unused with a fixed depth
     search_mode: str
+    increment: float = 0.0      # seconds added per move
     depth: int | None = None    # a fixed depth per move and no clock (deterministic players)
     features: int = ALL_FEATURES        # the search's heuristics (e.g. KENDALL_WHITWELL_FEATURES)
     quiescence_cap: float = 0.0         # quiescence ends at this many times the depth; 0: never
@@ -78,6 +80,6 @@ def play_job(job: GameJob) -> GameResult:
     def on_move(board, move, used, clock):
         spent[0] += used
 
-    control = None if job.depth else TimeControl(job.seconds)
+    control = None if job.depth else TimeControl(job.seconds, job.increment)
     record = play_game(white, black, job.start_fen, control, on_move=on_move)
     return GameResult(job, record, spent[0])

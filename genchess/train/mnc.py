@@ -1,0 +1,511 @@
+"""Multi-niche crowding (Phoenix): evolving PVT chromosomes in one population.
+
+Each generation, as in Aralikatte and Srinivasaraghavan's Phoenix:
+
+    play a round robin; fitness = points per game (1 win, 0.5 draw, 0 loss)
+    for each individual A (in order, or in random order: a setting):
+        M = the most similar to A of C_s individuals drawn with replacement
+        child = mutate(crossover(A, M))
+        draw C_f groups of s individuals; from each take the most similar to child;
+        the least fit of those C_f dies and child takes its place
+    stop after `maximum generations`, or when the best chromosome stays the same
+    for `unchanged generations`, or changes by less than `small change` (1%)
+    for `small change generations` in a row
+
+Choices the paper leaves open, and why:
+
+- Similarity is phenotypic: the mean absolute difference, in centipawns, of the
+  two players' static evaluations over the fixed positions of
+  genchess/data/similarity.epd (openings, middle games and end games). It
+  measures how differently two players judge positions, which is what makes
+  them play differently; two chromosomes that differ only on squares a piece
+  never stands on in those positions (a pawn on rank 1) count as the same, where
+  a Hamming or Euclidean distance on the 640 numbers would call them far apart.
+  A continuous distance is used rather than "how often the first-ranked move
+  differs", because random tables disagree on almost every move, which would
+  make every pair equally distant and the crowding blind.
+- Fitness is points per game played, not the raw points, because with an odd
+  population the round robin's byes give players different numbers of games.
+- Crossover is table-wise uniform: each of the ten tables comes whole from
+  either parent (with probability `crossover rate`, else the child copies A),
+  so a table stays a coherent picture of where a piece belongs. Mutation adds a
+  Gaussian step (`mutation size` centipawns) to `mutation squares` random
+  squares, clamped to +-TABLE_LIMIT.
+- The random first population has every table value uniform in [-50, 50]
+  centipawns: the span of the textbook tables (a knight in the corner -50, a
+  pawn on the seventh +50), large enough to matter, small enough never to
+  outweigh a pawn of material, so random players do not give pieces away.
+- A child's fitness, needed only if a later child of the same generation might
+  replace it, is its parents' mean until the next round robin measures it.
+- Niches are the clusters of the population under the similarity: two players
+  closer than `niche radius` centipawns are in one niche (single linkage).
+
+Operators are plain functions, apart from the loop (`MncTrainer`), so each can be
+tested alone and the loop reads like the pseudocode above. Games run in parallel
+through a standard `concurrent.futures.Executor` (worker.py's game job), and the
+chromosome database (genchess/genome/database.py) gets one transaction per
+generation, so a killed run resumes from its last complete generation.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from genchess.genome.database import (ChromosomeDB, DatabaseError, Evaluation,
+                                      GenerationSummary)
+from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
+from genchess.train.config import ConfigError, Key, common_settings
+from genchess.train import executors
+from genchess.train.worker import GameJob, play_job
+
+SIMILARITY_POSITIONS = Path(__file__).resolve().parent.parent / "data" / "similarity.epd"
+RANDOM_RANGE = (-50, 50)        # centipawns, the first population's table values
+TABLE_LIMIT = 300               # centipawns, the most a mutation may push a value
+MATERIAL_STEP = 0.05            # evolve material: a mutated value moves by this share at most
+SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+
+MNC_KEYS = [
+    Key("chromosome database", "path", "SQLite file of every chromosome (created, or resumed "
+        "from its last complete generation)"),
+    Key("population", "int", "individuals (default 20)", 2, False),
+    Key("games per player", "int", "round-robin games each player plays at least, per "
+        "generation (default 3; population - 1 or more: a full round robin)", 1, False),
+    Key("selection size", "int", "C_s: individuals drawn to find A's most similar mate (default 3)",
+        1, False),
+    Key("replacement groups", "int", "C_f: groups drawn for replacement (default 3)", 1, False),
+    Key("replacement group size", "int", "s: individuals per replacement group (default 3)", 1, False),
+    Key("random mating order", "bool", "yes: each generation's individuals mate in random order; "
+        "no: in population order (default)", None, False),
+    Key("crossover rate", "float", "chance a child mixes its parents' tables (default 0.9)", 0, False),
+    Key("mutation squares", "int", "squares a child's mutation changes (default 4)", 0, False),
+    Key("mutation size", "float", "standard deviation of a mutation, centipawns (default 15)", 0, False),
+    Key("evolve material", "bool", "yes: the five material values evolve too; no: standard "
+        "values (default)", None, False),
+    Key("maximum generations", "int", "stop after this many generations (default 1000)", 1, False),
+    Key("unchanged generations", "int", "stop when the best chromosome is the same for this many "
+        "generations (default 10)", 1, False),
+    Key("small change", "float", "a change of the best chromosome below this share counts as "
+        "small (default 0.01)", 0, False),
+    Key("small change generations", "int", "stop after this many small changes in a row "
+        "(default 20)", 1, False),
+    Key("niche radius", "float", "players closer than this (centipawns) share a niche (default 50)",
+        0, False),
+    Key("game time", "float", "seconds per side per game (default 2)", 0.01, False),
+    Key("game increment", "float", "seconds added per move (default 0)", 0, False),
+    Key("search depth", "int", "fixed depth per move instead of a clock", 1, False),
+    Key("book file", "path", "Polyglot book to draw start positions from (instead of an "
+        "opening file)", None, False),
+    Key("book plies", "int", "half moves followed in the book (default 8)", 1, False),
+    Key("maximum simultaneous games", "int", "games played at once (default 2)", 1, False),
+]
+
+
+@dataclass
+class MncConfig:
+    path: str
+    database: Path
+    population: int = 20
+    games_per_player: int = 3
+    selection_size: int = 3
+    replacement_groups: int = 3
+    replacement_group_size: int = 3
+    random_order: bool = False
+    crossover_rate: float = 0.9
+    mutation_squares: int = 4
+    mutation_size: float = 15.0
+    evolve_material: bool = False
+    max_generations: int = 1000
+    unchanged_generations: int = 10
+    small_change: float = 0.01
+    small_change_generations: int = 20
+    niche_radius: float = 50.0
+    game_time: float = 2.0
+    increment: float = 0.0
+    depth: int | None = None
+    book_file: Path | None = None
+    book_plies: int = 8
+    workers: int = 2
+    seed: int | None = None
+    opening_file: Path | None = None
+    search: str = "iterative"
+    time_limit: float | None = None
+    quiet: bool = False
+    scheduler: str | None = None
+    method = "multi-niche crowding"
+
+
+def mnc_config(path: Path, values: dict[str, object], lines: dict[str, int]) -> MncConfig:
+    for key in ("crossover rate", "small change"):
+        if key in values and values[key] > 1:
+            raise ConfigError(f"{path}:{lines[key]}: {key}: must be at most 1, not {values[key]:g}")
+    if "book file" in values:
+        if "opening file" in values:
+            raise ConfigError(f"{path}:{lines['book file']}: give a book file or an opening file, "
+                              f"not both (opening file at line {lines['opening file']})")
+        from genchess.book import Book, BookError
+        try:
+            Book(values["book file"]).close()
+        except BookError as e:
+            raise ConfigError(f"{path}:{lines['book file']}: {e}") from None
+    names = {"chromosome database": "database", "games per player": "games_per_player",
+             "selection size": "selection_size", "replacement groups": "replacement_groups",
+             "replacement group size": "replacement_group_size", "random mating order": "random_order",
+             "crossover rate": "crossover_rate", "mutation squares": "mutation_squares",
+             "mutation size": "mutation_size", "evolve material": "evolve_material",
+             "maximum generations": "max_generations", "unchanged generations": "unchanged_generations",
+             "small change": "small_change", "small change generations": "small_change_generations",
+             "niche radius": "niche_radius", "game time": "game_time", "game increment": "increment",
+             "search depth": "depth", "book file": "book_file", "book plies": "book_plies",
+             "maximum simultaneous games": "workers", "population": "population"}
+    settings = {attr: values[key] for key, attr in names.items() if key in values}
+    return MncConfig(path=str(path), **settings, **common_settings(values))
+
+
+# ------------------------------------------------------------------ operators
+
+def round_robin_pairs(n: int, games_per_player: int) -> list[tuple[int, int]]:
+    """(white, black) index pairs: rounds of the circle method until every player
+    has at least `games_per_player` games (a full round robin, then again with
+    colours swapped, if more are asked for). With an odd n one player sits out
+    each round."""
+    players = list(range(n)) + ([-1] if n % 2 else [])
+    m = len(players)
+    rounds = []
+    for r in range(m - 1):
+        pairs = []
+        for k in range(m // 2):
+            a, b = players[k], players[m - 1 - k]
+            if a >= 0 and b >= 0:
+                pairs.append((a, b) if (r + k) % 2 == 0 else (b, a))
+        rounds.append(pairs)
+        players = [players[0]] + [players[-1]] + players[1:-1]
+    games = [0] * n
+    schedule: list[tuple[int, int]] = []
+    cycle = 0
+    while min(games) < games_per_player:
+        for pairs in rounds:
+            if min(games) >= games_per_player:
+                break
+            for white, black in pairs:
+                schedule.append((white, black) if cycle % 2 == 0 else (black, white))
+                games[white] += 1
+                games[black] += 1
+        cycle += 1
+    return schedule
+
+
+def round_robin_fitness(n: int, results: Sequence[tuple[int, int, str]]) -> tuple[list[float], list[int]]:
+    """Fitness (points per game: 1 win, 0.5 draw, 0 loss) and games of each player,
+    from (white, black, result) triples."""
+    points = [0.0] * n
+    games = [0] * n
+    for white, black, result in results:
+        w, b = SCORES[result]
+        points[white] += w
+        points[black] += b
+        games[white] += 1
+        games[black] += 1
+    return [p / g if g else 0.0 for p, g in zip(points, games)], games
+
+
+def similarity_boards(path: Path = SIMILARITY_POSITIONS) -> list:
+    from genchess_core import Board
+    return [Board(line.split(";")[0].strip()) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def behaviour(genome: PvtGenome, boards: list) -> np.ndarray:
+    """A player's behaviour: its static evaluations of the fixed positions, in
+    centipawns from White's side (the same positions for every player)."""
+    from genchess_core.evaluate import evaluate_boards
+    raw = np.array(evaluate_boards(boards, genome.pack()), dtype=float) / 10.0
+    sides = np.array([1.0 if b.turn == "w" else -1.0 for b in boards])
+    return raw * sides
+
+
+def distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Phenotypic distance: mean absolute evaluation difference, centipawns (0: same play)."""
+    return float(np.mean(np.abs(a - b)))
+
+
+def crowding_selection(a: int, behaviours: Sequence[np.ndarray], c_s: int, rng: random.Random) -> int:
+    """A's mate: the most similar to A of c_s others drawn at random with replacement."""
+    others = [i for i in range(len(behaviours)) if i != a]
+    drawn = [rng.choice(others) for _ in range(c_s)]
+    return min(drawn, key=lambda i: distance(behaviours[a], behaviours[i]))
+
+
+def crossover(a: PvtGenome, b: PvtGenome, rng: random.Random, rate: float,
+              evolve_material: bool = False) -> tuple[list[int], list[int]]:
+    """Table-wise uniform crossover: each table whole from a or b (with probability
+    `rate`; otherwise the child copies a). Material likewise, value by value."""
+    values, material = list(a.values), list(a.material)
+    if rng.random() < rate:
+        for t in range(len(TABLES)):
+            if rng.random() < 0.5:
+                values[t * 64:(t + 1) * 64] = b.values[t * 64:(t + 1) * 64]
+        if evolve_material:
+            material = [x if rng.random() < 0.5 else y for x, y in zip(a.material, b.material)]
+    return values, material
+
+
+def mutate(values: list[int], material: list[int], rng: random.Random, squares: int, size: float,
+           evolve_material: bool = False) -> tuple[list[int], list[int]]:
+    """Add a Gaussian step of `size` centipawns to `squares` random table values
+    (clamped to +-TABLE_LIMIT); with evolve_material, also move one material value
+    by up to MATERIAL_STEP of itself."""
+    values = list(values)
+    for _ in range(squares):
+        i = rng.randrange(N_VALUES)
+        values[i] = max(-TABLE_LIMIT, min(TABLE_LIMIT, round(values[i] + rng.gauss(0.0, size))))
+    material = list(material)
+    if evolve_material:
+        k = rng.randrange(len(material))
+        material[k] = max(1, round(material[k] * (1 + rng.uniform(-MATERIAL_STEP, MATERIAL_STEP))))
+    return values, material
+
+
+def replacement(child: np.ndarray, behaviours: Sequence[np.ndarray], fitness: Sequence[float],
+                c_f: int, s: int, rng: random.Random) -> int:
+    """Worst among the most similar: from each of c_f groups of s individuals drawn
+    at random take the one most similar to the child; the least fit of those dies."""
+    n = len(behaviours)
+    candidates = []
+    for _ in range(c_f):
+        group = [rng.randrange(n) for _ in range(s)]
+        candidates.append(min(group, key=lambda i: distance(child, behaviours[i])))
+    return min(candidates, key=lambda i: fitness[i])
+
+
+def niches(behaviours: Sequence[np.ndarray], radius: float) -> list[int]:
+    """Niche label of each individual: connected groups of players closer than radius."""
+    n = len(behaviours)
+    labels = list(range(n))
+
+    def root(i):
+        while labels[i] != i:
+            labels[i] = labels[labels[i]]
+            i = labels[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if distance(behaviours[i], behaviours[j]) < radius:
+                labels[root(i)] = root(j)
+    roots = [root(i) for i in range(n)]
+    order = {r: k for k, r in enumerate(dict.fromkeys(roots))}
+    return [order[r] for r in roots]
+
+
+def relative_change(old: Sequence[int], new: Sequence[int]) -> float:
+    """How much the best chromosome changed: sum |new - old| / sum |old|."""
+    return sum(abs(x - y) for x, y in zip(old, new)) / max(1, sum(abs(x) for x in old))
+
+
+def stop_reason(best_ids: Sequence[int], best_values: Sequence[Sequence[int]], cfg: MncConfig) -> str | None:
+    """Why to stop after the generations so far (one entry per generation), or None."""
+    g = len(best_ids)
+    if g >= cfg.max_generations:
+        return f"reached the maximum of {cfg.max_generations} generations"
+    n = cfg.unchanged_generations
+    if g >= n and len(set(best_ids[-n:])) == 1:
+        return f"the best chromosome ({best_ids[-1]}) was the same for {n} generations"
+    n = cfg.small_change_generations
+    if g > n and all(relative_change(best_values[k - 1], best_values[k]) < cfg.small_change
+                     for k in range(g - n, g)):
+        return (f"the best chromosome changed by less than {cfg.small_change:.0%} "
+                f"for {n} generations")
+    return None
+
+
+# ------------------------------------------------------------------ the loop
+
+class Progress:
+    """One console line per generation; a bar while its games run (on a terminal)."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.done = total, 0
+        self.enabled = enabled and sys.stdout.isatty()
+
+    def step(self):
+        self.done += 1
+        if self.enabled:
+            filled = 30 * self.done // self.total
+            sys.stdout.write(f"\r  games [{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}")
+            sys.stdout.flush()
+            if self.done == self.total:
+                sys.stdout.write("\r" + " " * 60 + "\r")
+
+
+def say(line: str) -> None:
+    # Flushed: a run's console is often a log file someone is tailing.
+    print(line, flush=True)
+
+
+class MncTrainer:
+    def __init__(self, config: MncConfig, out=say, executor_factory=None):
+        self.config = config
+        self.out = out
+        # workers -> a context manager giving an executor (a plain Executor is one).
+        self.executor_factory = executor_factory or (
+            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
+        self.boards = similarity_boards()
+        self.openings = None
+        if config.opening_file:
+            from genchess.train.trainer import read_openings
+            self.openings = read_openings(config.opening_file)
+        self.book = None
+        if config.book_file:
+            from genchess.book import Book
+            self.book = Book(config.book_file)
+
+    # ------------------------------------------------------------ state
+
+    def open(self) -> None:
+        cfg = self.config
+        fresh = not (cfg.database.exists() and cfg.database.stat().st_size > 0)
+        self.db = ChromosomeDB(cfg.database, create=fresh, write=True)
+        meta = self.db.meta()
+        if not fresh and meta.get("method") not in (None, "multi-niche crowding"):
+            raise DatabaseError(f"{cfg.database}: a {meta['method']} database, not multi-niche crowding")
+        last = self.db.last_complete_generation()
+        members = self.db.members(0 if last is None else last + 1)
+        if not members:
+            self.seed = cfg.seed if cfg.seed is not None else random.SystemRandom().randrange(2**32)
+            rng = random.Random(f"{self.seed}:init")
+            material = STANDARD_MATERIAL
+            genomes = [PvtGenome.random(rng, i + 1, *RANDOM_RANGE, material) for i in range(cfg.population)]
+            self.db.set_meta({"method": "multi-niche crowding", "seed": self.seed,
+                              "population": cfg.population})
+            self.db.write_first_population(genomes)
+            self.generation = 0
+            self.population = genomes
+            self.out(f"New population: {cfg.population} random PVT chromosomes in {cfg.database} "
+                     f"(seed {self.seed})")
+        else:
+            if len(members) != cfg.population:
+                raise DatabaseError(f"{cfg.database}: holds a population of {len(members)} but the "
+                                    f"configuration says population = {cfg.population}")
+            self.seed = int(meta.get("seed", 0))
+            self.generation = 0 if last is None else last + 1
+            self.population = [self.db.chromosome(i) for i in members]
+            self.out(f"Resuming {cfg.database} at generation {self.generation} "
+                     f"(generations 0-{self.generation - 1} complete)" if last is not None else
+                     f"Resuming {cfg.database} at generation 0")
+        history = self.db.history()
+        self.best_ids = [h.best for h in history]
+        self.best_values = [self.db.chromosome(i).values for i in self.best_ids]
+        self.next_id = self.db.next_id()
+
+    # ------------------------------------------------------------ one generation
+
+    def start_position(self, rng: random.Random) -> str | None:
+        if self.book is not None:
+            return self.book.random_line(rng, self.config.book_plies)
+        if self.openings:
+            return rng.choice(self.openings)
+        return None
+
+    def play_round_robin(self, executor, rng: random.Random) -> tuple[list[float], list[int]]:
+        cfg = self.config
+        pop = self.population
+        texts = [g.to_text() for g in pop]
+        pairs = round_robin_pairs(len(pop), cfg.games_per_player)
+        jobs = [GameJob(self.generation, 0, pop[w].id, pop[b].id, texts[w], texts[b],
+                        self.start_position(rng), cfg.game_time, cfg.search,
+                        increment=cfg.increment, depth=cfg.depth)
+                for w, b in pairs]
+        progress = Progress(len(jobs), not cfg.quiet)
+        results = []
+        futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
+        for future in cf.as_completed(futures):
+            w, b = futures[future]
+            results.append((w, b, future.result().record.result))
+            progress.step()
+        return round_robin_fitness(len(pop), results)
+
+    def breed(self, fitness: list[float], behaviours: list[np.ndarray], rng: random.Random):
+        """Mate every individual, place each child: the generation's MNC step. A
+        slot whose individual a child replaced earlier in the loop mates as that
+        child (the population changes as the loop goes, as in steady-state MNC)."""
+        cfg = self.config
+        pop = list(self.population)
+        fit = list(fitness)
+        behaviours = list(behaviours)
+        order = list(range(len(pop)))
+        if cfg.random_order:
+            rng.shuffle(order)
+        offspring = []
+        for a in order:
+            m = crowding_selection(a, behaviours, cfg.selection_size, rng)
+            values, material = crossover(pop[a], pop[m], rng, cfg.crossover_rate, cfg.evolve_material)
+            values, material = mutate(values, material, rng, cfg.mutation_squares, cfg.mutation_size,
+                                      cfg.evolve_material)
+            child = PvtGenome(self.next_id, values, material)
+            self.next_id += 1
+            child_behaviour = behaviour(child, self.boards)
+            dead = replacement(child_behaviour, behaviours, fit, cfg.replacement_groups,
+                               cfg.replacement_group_size, rng)
+            offspring.append((child, (pop[a].id, pop[m].id)))
+            pop[dead], behaviours[dead] = child, child_behaviour
+            fit[dead] = (fit[a] + fit[m]) / 2
+        return pop, offspring
+
+    def run_generation(self, executor) -> str | None:
+        cfg = self.config
+        start = time.monotonic()
+        rng = random.Random(f"{self.seed}:{self.generation}")
+        fitness, games = self.play_round_robin(executor, rng)
+        behaviours = [behaviour(g, self.boards) for g in self.population]
+        labels = niches(behaviours, cfg.niche_radius)
+        best = max(range(len(fitness)), key=lambda i: (fitness[i], -self.population[i].id))
+        next_pop, offspring = self.breed(fitness, behaviours, rng)
+        seconds = time.monotonic() - start
+        summary = GenerationSummary(self.generation, self.population[best].id, fitness[best],
+                                    sum(fitness) / len(fitness), len(set(labels)), sum(games) // 2,
+                                    seconds)
+        evaluations = [Evaluation(g.id, f, n, niche)
+                       for g, f, n, niche in zip(self.population, fitness, games, labels)]
+        self.db.commit_generation(summary, evaluations, offspring, [g.id for g in next_pop])
+        self.out(f"Generation {self.generation}: {summary.games} games in {seconds:.1f} s | best "
+                 f"{summary.best} fitness {summary.best_fitness:.3f} | mean {summary.mean_fitness:.3f}"
+                 f" | niches {summary.niches}")
+        self.best_ids.append(summary.best)
+        self.best_values.append(self.population[best].values)
+        self.population = next_pop
+        self.generation += 1
+        return stop_reason(self.best_ids, self.best_values, cfg)
+
+    def run(self) -> int:
+        self.open()
+        cfg = self.config
+        reason = stop_reason(self.best_ids, self.best_values, cfg)
+        started = time.monotonic()
+        try:
+            with self.executor_factory(cfg.workers) as executor:
+                while reason is None:
+                    if cfg.time_limit is not None and time.monotonic() - started >= cfg.time_limit:
+                        reason = "time limit reached"
+                        break
+                    reason = self.run_generation(executor)
+        except (KeyboardInterrupt, executors.ExecutorLost) as e:
+            why = "" if isinstance(e, KeyboardInterrupt) else f" ({e})"
+            self.out(f"\nStopped during generation {self.generation}{why}: generations up to "
+                     f"{self.generation - 1} are in {cfg.database}; run again to resume")
+            self.db.close()
+            return 130 if isinstance(e, KeyboardInterrupt) else 1
+        if self.db.last_complete_generation() is None:
+            self.out(f"Stopped: {reason}, before any generation was complete")
+        else:
+            self.out(f"Stopped: {reason}. Best of the last generation: chromosome "
+                     f"{self.db.best_id()} (genchess --genome {cfg.database})")
+        self.db.close()
+        return 0

@@ -1,0 +1,81 @@
+"""Speed of the Phoenix (PVT) kind: search nodes per second against the full
+default genome, and games per minute of the multi-niche crowding trainer.
+
+1. Every `genchess bench` position is searched to the same fixed depth from a
+   cleared hash table with the textbook PVT genome and with default.genome, in
+   this process; nodes per second over all positions, and their ratio (the
+   issue's target: PVT at least 3x). Node counts differ (different evaluations
+   make different trees), which is why the rate is compared, not the time.
+2. One generation of the trainer (a round robin of `--population` random
+   chromosomes, three games each, `--game-time` seconds per side) through the
+   real process pool with `--workers` processes, into a temporary database:
+   games per minute of wall time.
+
+    python scripts/bench_pvt.py [--depth 6] [--repeats 5] [--population 8] [--game-time 1] [--workers 2]
+
+Figures depend on the machine's load: say what else was running when you quote them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from genchess.bench import run_bench
+from genchess.engine import Engine
+from genchess.genome import default_genome, load_genome
+from genchess.train.mnc import MncConfig, MncTrainer
+
+TEXTBOOK = Path(__file__).resolve().parent.parent / "genchess" / "genomes" / "pvt-textbook.genome"
+
+
+def search_speed(depth: int, repeats: int) -> None:
+    """Best of `repeats` interleaved runs each: on a loaded machine the fastest run
+    is the one least disturbed by other processes."""
+    engines = {"PVT (textbook)": Engine(load_genome(TEXTBOOK), search_mode="iterative"),
+               "default.genome": Engine(default_genome(), search_mode="iterative")}
+    best: dict[str, tuple[int, float]] = {}
+    for _ in range(repeats):
+        for name, engine in engines.items():
+            nodes, seconds = run_bench(engine, depth, out=lambda *a: None)
+            if name not in best or seconds < best[name][1]:
+                best[name] = (nodes, seconds)
+    rates = {}
+    for name, (nodes, seconds) in best.items():
+        rates[name] = nodes / seconds
+        print(f"{name:16} {nodes:10d} nodes in {seconds:6.2f} s = {rates[name]:10.0f} nodes/s "
+              f"(best of {repeats})")
+    ratio = rates["PVT (textbook)"] / rates["default.genome"]
+    print(f"PVT / default nodes per second: {ratio:.2f}x (target >= 3x)")
+
+
+def trainer_speed(population: int, game_time: float, workers: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        config = MncConfig(path="bench", database=Path(tmp) / "bench.db", population=population,
+                           games_per_player=3, game_time=game_time, increment=game_time / 50,
+                           max_generations=1, workers=workers, seed=1, quiet=True)
+        lines = []
+        start = time.monotonic()
+        MncTrainer(config, out=lines.append).run()
+        seconds = time.monotonic() - start
+    games = population * 3 // 2
+    print(f"trainer: {games} games ({population} players, {game_time:g} s per side, {workers} workers) "
+          f"in {seconds:.1f} s = {games * 60 / seconds:.1f} games per minute")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--depth", type=int, default=6)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--population", type=int, default=8)
+    parser.add_argument("--game-time", type=float, default=1.0)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    search_speed(args.depth, args.repeats)
+    trainer_speed(args.population, args.game_time, args.workers)
+
+
+if __name__ == "__main__":
+    main()
