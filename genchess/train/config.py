@@ -95,8 +95,20 @@ UNITS = {"second": 1, "seconds": 1, "sec": 1, "s": 1, "minute": 60, "minutes": 6
          "m": 60, "hour": 3600, "hours": 3600, "h": 3600, "day": 86400, "days": 86400}
 
 
+@dataclass(kw_only=True)
+class CommonSettings:
+    """The settings of COMMON_KEYS, which every method's config has (keyword-only,
+    so that each method's own fields keep their order before them)."""
+    seed: int | None = None
+    opening_file: Path | None = None
+    search: str = "iterative"
+    time_limit: float | None = None
+    quiet: bool = False
+    scheduler: str | None = None
+
+
 @dataclass
-class TrainConfig:
+class TrainConfig(CommonSettings):
     path: str
     max_games: int
     population: int
@@ -107,14 +119,8 @@ class TrainConfig:
     time_increment: float
     oscillating: bool
     pool_file: Path
-    seed: int | None = None
-    opening_file: Path | None = None
-    search: str = "iterative"
-    time_limit: float | None = None
-    quiet: bool = False
     champion: object = None             # champion.ChampionSettings, or None: no champion
     initial_genomes: Path | None = None
-    scheduler: str | None = None
 
     @property
     def games_file(self) -> Path:

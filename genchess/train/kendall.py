@@ -55,7 +55,7 @@ from genchess.genome import MaterialGenome
 from genchess.genome.genome_file import StillAlive
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.pgn import pgn_text
-from genchess.train.config import ConfigError, Key, common_settings
+from genchess.train.config import CommonSettings, ConfigError, Key, common_settings
 from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,
                                     set_aside)
 from genchess.train import executors
@@ -93,7 +93,7 @@ POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 @dataclass
-class KendallConfig:
+class KendallConfig(CommonSettings):
     path: str
     population_file: Path
     population: int = 50
@@ -107,12 +107,6 @@ class KendallConfig:
     centre_bonus: float = 0.0
     advanced_pawn_bonus: float = 0.0
     workers: int = 2
-    seed: int | None = None
-    opening_file: Path | None = None
-    search: str = "iterative"
-    time_limit: float | None = None
-    quiet: bool = False
-    scheduler: str | None = None
     method = "kendall-whitwell"
 
     @property

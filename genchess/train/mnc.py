@@ -62,7 +62,7 @@ import numpy as np
 from genchess.genome.database import (ChromosomeDB, DatabaseError, Evaluation,
                                       GenerationSummary)
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
-from genchess.train.config import ConfigError, Key, common_settings
+from genchess.train.config import CommonSettings, ConfigError, Key, common_settings
 from genchess.train import executors
 from genchess.train.worker import GameJob, play_job
 
@@ -109,7 +109,7 @@ MNC_KEYS = [
 
 
 @dataclass
-class MncConfig:
+class MncConfig(CommonSettings):
     path: str
     database: Path
     population: int = 20
@@ -133,12 +133,6 @@ class MncConfig:
     book_file: Path | None = None
     book_plies: int = 8
     workers: int = 2
-    seed: int | None = None
-    opening_file: Path | None = None
-    search: str = "iterative"
-    time_limit: float | None = None
-    quiet: bool = False
-    scheduler: str | None = None
     method = "multi-niche crowding"
 
 
