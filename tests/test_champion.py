@@ -91,7 +91,9 @@ def test_kill_9_during_promotion_leaves_a_whole_champion(tmp_path):
     rng = random.Random(2)
     seen = set()
     for attempt in range(6):
-        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE)
+        # From tmp_path: the repository root would put the uncompiled source tree first.
+        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE,
+                                 cwd=tmp_path)
         child.stdout.readline()
         time.sleep(0.05 + rng.random() * 0.2)
         child.send_signal(signal.SIGKILL)

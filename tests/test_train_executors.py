@@ -97,8 +97,9 @@ def test_a_dead_local_worker_stops_the_run_with_one_line_and_the_files_resume(tm
 
 def test_without_a_scheduler_dask_is_never_imported(tmp_path):
     argv, env = genchess_command()
+    # From tmp_path: the repository root would put the uncompiled source tree first.
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import genchess.train.cli"],
-                          env=env, capture_output=True, text=True, timeout=60)
+                          env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     imported = [line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
     assert "genchess.train.cli" in imported

@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -240,9 +241,11 @@ def test_bad_config_names_file_and_line(tmp_path, keys, line, problem):
 # ------------------------------------------------------------------ real runs
 
 def train(*args, timeout=120):
+    # From a scratch directory: in the repository root, `python -m` would import the
+    # uncompiled source tree instead of the installed package.
     _, env = genchess_command()
     return subprocess.run([sys.executable, "-m", "genchess.train.cli", *args], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir())
 
 
 def check_consistent(db_path, population):
@@ -287,7 +290,7 @@ def test_tiny_run_writes_the_database_plots_and_plays(tmp_path):
     # Plots.
     argv, env = genchess_command()
     plot = [sys.executable, "-m", "genchess.plot", str(db), "--out", str(tmp_path / "plots")]
-    proc = subprocess.run(plot, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(plot, env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     for name in ("tables.png", "fitness.png", "niches.png"):
         assert (tmp_path / "plots" / name).read_bytes()[:4] == b"\x89PNG"
@@ -302,7 +305,8 @@ def test_resume_after_kill_9(tmp_path):
     db = tmp_path / "run.db"
     argv, env = genchess_command()
     proc = subprocess.Popen([sys.executable, "-m", "genchess.train.cli", str(config)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                            cwd=tmp_path)
     deadline = time.monotonic() + 60
     done = 0
     while time.monotonic() < deadline and done < 3:
