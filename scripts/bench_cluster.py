@@ -10,9 +10,14 @@ cluster is the ratio of the 2-worker cluster to the 2 local processes on both
 figures. A fourth run, one worker with two threads, measures what the README's
 one-thread-per-worker advice is worth. Games vary in length, so games per minute is noisy over a short run;
 the searching share is the steadier figure. The cluster's start-up is not
-counted (the trainer's clock starts once it is connected). Usage:
+counted (the trainer's clock starts once it is connected).
 
-    python scripts/bench_cluster.py [--seconds 60]
+Because timed games between random genomes vary in length from run to run, a
+second measure gives the overhead on identical work: the same fixed-depth game
+jobs (deterministic, so every executor plays exactly the same games) through
+`executors.completed`, local processes against the 2-worker cluster. Usage:
+
+    python scripts/bench_cluster.py [--seconds 60] [--jobs 40]
 """
 
 import argparse
@@ -81,9 +86,39 @@ def measure(scheduler: str | None, workers: int, seconds: float) -> tuple[int, f
         return trainer.games_this_run, wall, trainer.search_seconds / (wall * workers)
 
 
+def fixed_jobs(count: int):
+    """`count` deterministic games: the default genome against the material genome at
+    depth 4 from the shipped openings, colours alternating."""
+    from genchess.genome import default_genome, load_genome
+    from genchess.genome.genome_file import DEFAULT_GENOME_PATH
+    from genchess.train.trainer import read_openings
+    from genchess.train.worker import GameJob
+
+    a = default_genome().to_text()
+    b = load_genome(DEFAULT_GENOME_PATH.parent / "material.genome").to_text()
+    fens = read_openings(Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd")
+    return [GameJob(0, 0, n, n + 1, *((a, b) if n % 2 else (b, a)), fens[n // 2], 0.0, "iterative",
+                    depth=4) for n in range(count)]
+
+
+def time_jobs(scheduler: str | None, jobs) -> float:
+    """Wall seconds to play every job with two workers, after the workers are up."""
+    from genchess.train.worker import play_job
+
+    with executors.open_executor(scheduler, 2, out=lambda line: None) as executor:
+        list(executors.completed(executor, play_job, fixed_jobs(2), in_flight=2))   # warm up
+        started = time.monotonic()
+        records = [r.record.moves for r in executors.completed(executor, play_job, jobs, in_flight=2)]
+        wall = time.monotonic() - started
+    assert len(records) == len(jobs)
+    return wall
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="wall time of each run (default 60)")
+    parser.add_argument("--jobs", type=int, default=40,
+                        help="fixed-depth games for the identical-work measure (default 40; 0: skip)")
     args = parser.parse_args()
     results = {}
     print(f"{'executor':<36} {'games':>6} {'wall s':>7} {'games/min':>10} {'searching':>10}")
@@ -99,6 +134,11 @@ def main() -> int:
     print(f"cluster (2 workers) / local (2 processes): games per minute {cluster[0] / local[0]:.3f}, "
           f"searching share {cluster[1] / local[1]:.3f} "
           f"(overhead {1 - cluster[1] / local[1]:+.1%} of searching time)")
+    if args.jobs:
+        jobs = fixed_jobs(args.jobs)
+        local_wall, cluster_wall = time_jobs(None, jobs), time_jobs("local:2", jobs)
+        print(f"identical work, {args.jobs} fixed-depth games on 2 workers: local {local_wall:.1f} s, "
+              f"cluster {cluster_wall:.1f} s, cluster overhead {cluster_wall / local_wall - 1:+.1%}")
     return 0
 
 
