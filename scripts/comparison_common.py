@@ -5,18 +5,18 @@ tables of Kendall and Whitwell (2001) and Dehghani and Babamir (2017) on our
 engine. Middle-game positions are derived, not shipped: the first openings of
 genchess/data/openings.epd, each played on for a few half-moves by the full search
 at depth 3 (deterministic), so every run sees the same positions. Games go through
-genchess.match.play_game; scores are plain W/D/L and percentages (Elo and
-intervals belong to the measuring package, not here).
+genchess.match.play_game and are counted by the measuring package's MatchStats;
+the tables print W/D/L and percentages, as the papers do.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from genchess.engine import Engine
 from genchess.match import EnginePlayer, play_game
+from genchess.strength.stats import MatchStats
 from genchess.timeman import Limits
 from genchess_core import Board
 
@@ -83,39 +83,20 @@ def average_move_seconds(engine: Engine, fens: list[str], depth: int) -> float:
     return total / len(fens)
 
 
-@dataclass
-class MatchScore:
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def percent(self) -> float:
-        return 100.0 * (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-    def wdl(self) -> str:
-        return f"{self.wins}/{self.draws}/{self.losses}"
+def wdl(stats: MatchStats) -> str:
+    return f"{stats.wins}/{stats.draws}/{stats.losses}"
 
 
 def match(player: EnginePlayer, opponent: EnginePlayer, starts: list[str], max_plies: int,
-          progress=None) -> MatchScore:
+          progress=None) -> MatchStats:
     """Each start twice, colours swapped; the score is `player`'s."""
-    score = MatchScore()
+    score = MatchStats()
     for fen in starts:
         for player_white in (True, False):
             white, black = (player, opponent) if player_white else (opponent, player)
             record = play_game(white, black, start_fen=fen, max_plies=max_plies)
             ours = "white" if player_white else "black"
-            if record.winner is None:
-                score.draws += 1
-            elif record.winner == ours:
-                score.wins += 1
-            else:
-                score.losses += 1
+            score.add_game(0.5 if record.winner is None else float(record.winner == ours))
             if progress:
                 progress(f"  {record.white} v {record.black}: {record.result} ({record.termination}, "
                          f"{len(record.moves)} plies)")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 
 from comparison_common import (average_move_seconds, make_engine, markdown_table, match,
-                               middle_game_fens, opening_fens, pyplot, save_plot)
+                               middle_game_fens, opening_fens, wdl, pyplot, save_plot)
 from genchess.match import EnginePlayer
 
 OPPONENTS = {"minimax": "minimax", "alpha-beta (PVS, null move)": "iterative"}
@@ -45,9 +45,9 @@ def run_depths(args) -> int:
             print(f"GA ({movetime} ms/move) v {name} depth {depth}:", flush=True)
             score = match(ga, opponent, starts, args.max_plies,
                           progress=(lambda line: print(line, flush=True)) if args.verbose else None)
-            rows.append([name, depth, movetime, score.games, score.wdl(), f"{score.percent:.1f}"])
-            curves[name].append((depth, score.percent))
-            print(f"  GA W/D/L {score.wdl()}, {score.percent:.1f}%", flush=True)
+            rows.append([name, depth, movetime, score.games, wdl(score), f"{100 * score.score:.1f}"])
+            curves[name].append((depth, 100 * score.score))
+            print(f"  GA W/D/L {wdl(score)}, {100 * score.score:.1f}%", flush=True)
     print()
     print(markdown_table(["opponent", "depth", "GA ms/move", "games", "GA W/D/L", "GA score %"], rows))
     plt = pyplot()
@@ -74,8 +74,8 @@ def run_levels(args) -> int:
     score = match(two, one, starts, args.max_plies,
                   progress=(lambda line: print(line, flush=True)) if args.verbose else None)
     print(markdown_table(["match", "time per move", "games", "level 2 W/D/L", "level 2 score %"],
-                         [["level 2 v level 1", f"{args.movetime} ms", score.games, score.wdl(),
-                           f"{score.percent:.1f}"]]))
+                         [["level 2 v level 1", f"{args.movetime} ms", score.games, wdl(score),
+                           f"{100 * score.score:.1f}"]]))
     return 0
 
 

@@ -13,7 +13,6 @@ position) is played once with each colour. Games run in-process on a real clock.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
@@ -21,13 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genchess.match import TimeControl, play_game  # noqa: E402
 from genchess.players import PlayerSpecError, make_player  # noqa: E402
+from genchess.strength.stats import MatchStats, elo_with_interval  # noqa: E402
 
 DEFAULT_OPENINGS = Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd"
-
-
-def elo(score: float) -> float:
-    score = min(max(score, 1e-3), 1 - 1e-3)
-    return -400 * math.log10(1 / score - 1)
 
 
 def expand(spec: str) -> list[str]:
@@ -67,28 +62,18 @@ def main() -> int:
         for p in [player, *opponents]:
             if hasattr(p, "untimed_ms"):    # genome players: the depth decides, not a move time
                 p.player.depth, p.untimed_ms = args.depth, 10 ** 9
-    wins = draws = losses = 0
+    stats = MatchStats()
     for game in range(args.games):
         opponent = opponents[game % len(opponents)]
         fen = openings[(game // 2) % len(openings)]
         white, black = (player, opponent) if game % 2 == 0 else (opponent, player)
         record = play_game(white, black, fen, control)
         score = {"1-0": 1.0, "0-1": 0.0}.get(record.result, 0.5)
-        if white is not player:
-            score = 1 - score
-        wins += score == 1
-        losses += score == 0
-        draws += score == 0.5
+        stats.add_game(score if white is player else 1 - score)
         print(f"game {game + 1:3}: {record.white} - {record.black} {record.result} ({record.reason})",
               flush=True)
-    n = wins + draws + losses
-    score = (wins + draws / 2) / n
-    # Standard error of the mean score per game, from the observed results.
-    variance = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score ** 2) / n
-    margin = 1.96 * math.sqrt(variance / n)
-    print(f"\n{args.player} vs {args.opponent}: +{wins} ={draws} -{losses}, "
-          f"score {score:.1%}, Elo {elo(score):+.0f} "
-          f"(95% interval {elo(score - margin):+.0f} to {elo(score + margin):+.0f})")
+    print(f"\n{args.player} vs {args.opponent}: +{stats.wins} ={stats.draws} -{stats.losses}, "
+          f"score {stats.score:.1%}, Elo {elo_with_interval(stats.elo())}")
     return 0
 
 

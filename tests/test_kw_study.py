@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from genchess.genome import read_genome_file
+from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.train.config import ConfigError
 from genchess.train.kw_study import parse_study_config
 from train_helpers import _command, read_pgn_games, run, still_alive_snapshots
@@ -91,7 +92,12 @@ def test_both_tables(study):
     match = table_rows(report, "opponent")
     assert [row[0] for row in match] == ["default.genome", "material.genome"]
     for row, pgn in zip(match, ("match_default.pgn", "match_material.pgn")):
-        assert row[1] == "2" and re.fullmatch(r"\d+-\d+-\d+", row[3])
+        assert row[1] == "2" and re.fullmatch(r"\d+-\d+-\d+", row[2])
+        # Elo and its interval come from the measuring package, from the one game pair.
+        wins, draws, losses = (int(x) for x in row[2].split("-"))
+        stats = MatchStats()
+        stats.add_pair(*sorted([1.0] * wins + [0.5] * draws + [0.0] * losses))
+        assert row[4] == elo_with_interval(stats.pentanomial_elo())
         assert len(read_pgn_games(d / "study" / pgn)) == 2
 
 

@@ -145,3 +145,8 @@ def format_elo(estimate: EloEstimate) -> str:
         return f"{estimate.elo:+.0f}"
     error = estimate.error
     return f"{estimate.elo:+.1f} +- {error:.1f}" if math.isfinite(error) else f"{estimate.elo:+.1f} +- inf"
+
+
+def elo_with_interval(estimate: EloEstimate) -> str:
+    """`+35 (95% interval +10 to +61)`: the interval itself, which is not symmetric."""
+    return f"{estimate.elo:+.0f} (95% interval {estimate.low:+.0f} to {estimate.high:+.0f})"

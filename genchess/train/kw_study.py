@@ -13,8 +13,8 @@ and each resumable. Then:
             (the study's Figures 9-14);
   match     the best average player against default.genome and the
             material-only genome, at a clock with the engine's own search,
-            reported as score and W-D-L (Elo and its interval come from the
-            measuring package when it lands);
+            reported as W-D-L, score and Elo with its 95% interval (from the
+            game pairs, by genchess.strength);
   report    report.md beside the runs, linking the plots.
 
 Design trade-off: the study is a driver over the trainer, not a second loop:
@@ -40,6 +40,7 @@ from genchess.genome.genome_file import DEFAULT_GENOME_PATH
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.train import executors
 from genchess.pgn import pgn_text
+from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.train.config import (COMMON_KEYS, ConfigError, Key, check_entries, read_entries,
                                    read_method)
 from genchess.train.kendall import (KENDALL_KEYS, R_TABLE, KendallConfig, KendallTrainer,
@@ -149,32 +150,6 @@ def read_series(config: KendallConfig) -> Series:
 
 # ------------------------------------------------------------------ games
 
-@dataclass
-class Tally:
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def points(self) -> float:
-        return self.wins + 0.5 * self.draws
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    def add(self, points: float) -> None:
-        if points == 1.0:
-            self.wins += 1
-        elif points == 0.5:
-            self.draws += 1
-        else:
-            self.losses += 1
-
-    def wdl(self) -> str:
-        return f"{self.wins}-{self.draws}-{self.losses}"
-
-
 def read_openings(count: int) -> list[str | None]:
     """`count` positions from the shipped balanced openings, or the start position."""
     if count == 0:
@@ -199,7 +174,7 @@ def play_all(jobs: list[GameJob], workers: int, executor_factory, pgn_path: Path
 
 
 def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[str],
-                executor_factory) -> list[Tally]:
+                executor_factory) -> list[MatchStats]:
     cfg = study.base
     jobs, pairs = [], []
     for fen in read_openings(study.round_robin_openings):
@@ -214,15 +189,15 @@ def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[s
                     pairs.append((white, black))
     results = play_all(jobs, cfg.workers, executor_factory, study.directory / "round_robin.pgn",
                        "GenChess Kendall-Whitwell study: round robin of average players")
-    tallies = [Tally() for _ in players]
+    tallies = [MatchStats() for _ in players]
     for (white, black), result in zip(pairs, results):
-        tallies[white].add(POINTS[result][0])
-        tallies[black].add(POINTS[result][1])
+        tallies[white].add_game(POINTS[result][0])
+        tallies[black].add_game(POINTS[result][1])
     return tallies
 
 
 def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor_factory,
-                    pgn_name: str) -> Tally:
+                    pgn_name: str) -> MatchStats:
     """The best average player against `opponent`, colours alternating, one
     opening per pair of games, both engines with their usual search at a clock."""
     fens = read_openings(max(1, (study.match_games + 1) // 2))
@@ -236,10 +211,13 @@ def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor
         best_white.append(n % 2 == 0)
     results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
                        "GenChess Kendall-Whitwell study: best average player match")
-    tally = Tally()
-    for white, result in zip(best_white, results):
-        tally.add(POINTS[result][0 if white else 1])
-    return tally
+    stats = MatchStats()
+    scores = [POINTS[result][0 if white else 1] for white, result in zip(best_white, results)]
+    for n in range(0, len(scores) - 1, 2):      # games 2k and 2k+1 share an opening
+        stats.add_pair(scores[n], scores[n + 1])
+    if len(scores) % 2:
+        stats.add_game(scores[-1])
+    return stats
 
 
 # ------------------------------------------------------------------ plots
@@ -323,8 +301,9 @@ def report_text(study, series, tallies, ranking, plots, matches) -> str:
                   "", f"{study.match_games} games against each, {study.match_time:g} s per side, "
                   f"colours alternating, openings from genchess/data/openings.epd, both engines "
                   f"with their usual search. Score from the average player's side.", ""]
-        lines += table(["opponent", "games", "score", "W-D-L"],
-                       [[name, str(t.games), f"{t.points:g} ({t.points / t.games:.0%})", t.wdl()]
+        lines += table(["opponent", "games", "W-D-L", "score", "Elo (95% interval, from the pairs)"],
+                       [[name, str(t.games), f"{t.wins}-{t.draws}-{t.losses}",
+                         f"{t.points:g} ({t.score:.0%})", elo_with_interval(t.pentanomial_elo())]
                         for name, t in matches])
     lines += ["", "Games: `round_robin.pgn`" + (", `match_*.pgn`" if matches else "") +
               "; each run's files in its `scale-<factor>/` directory.", ""]
