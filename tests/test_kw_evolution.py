@@ -241,3 +241,13 @@ def test_real_games_in_parallel_match_one_at_a_time(tmp_path):
     games = [sorted((g.headers["Round"], g.headers["Game"], str(g.mainline_moves()))
                     for g in read_pgn_games(d / "kw.txt_games.txt")) for d in dirs]
     assert games[0] == games[1] and len(games[0]) == 2 * 5 * 2
+
+
+def test_pawn_scale_is_undefined_once_the_mean_pawn_weight_is_not_positive():
+    # A divergent run (scaling factor 2 measured it) can drive the mean pawn weight
+    # below zero: scaling by it would flip every weight and make spreads negative.
+    from genchess.train.kendall import scaled_to_pawn
+    values = np.array([2.0, 6.0, -1.0])
+    assert list(scaled_to_pawn(values, 2.0)) == [100.0, 300.0, -50.0]
+    for pawn in (0.0, -3.0):
+        assert np.isnan(scaled_to_pawn(values, pawn)).all()

@@ -223,8 +223,13 @@ def apply_match(weights: np.ndarray, i: int, j: int, first_points: float, scalin
 
 def scaled_to_pawn(values: np.ndarray, pawn_mean: float) -> np.ndarray:
     """Weights (or their spreads) with the mean pawn weight as 100, as the study
-    reports them; unscaled if the pawn weight has collapsed to about zero."""
-    return values * (100.0 / pawn_mean) if abs(pawn_mean) > 1e-9 else values
+    reports them. Once the mean pawn weight is no longer positive (a divergent run,
+    e.g. scaling factor 2) that scale does not exist: dividing by it would flip the
+    sign of every weight and make spreads negative. Such a generation is NaN, which
+    the plots leave as a gap and the console prints as nan."""
+    if pawn_mean <= 1e-9:
+        return np.full(np.shape(values), np.nan)
+    return values * (100.0 / pawn_mean)
 
 
 # ------------------------------------------------------------------ the loop
