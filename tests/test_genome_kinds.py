@@ -2,6 +2,7 @@
 scoring function; the material kind (Kendall-Whitwell) as the second kind."""
 
 import random
+from pathlib import Path
 
 import chess
 import pytest
@@ -115,3 +116,18 @@ def test_legal_move_term_counts_like_python_chess_in_every_kind_of_position(perf
             checked += 1
             board.push(rng.choice(list(board.legal_moves)))
     assert checked > 400
+
+
+SHIPPED = sorted((Path(__file__).resolve().parents[1] / "genchess" / "genomes").glob("*.genome"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_genome_loads_and_takes_a_hanging_queen(path):
+    from genchess.genome import load_genome
+    engine = Engine(load_genome(path))
+    engine.set_position("4k3/8/8/8/3q4/8/8/3Q2K1 w - - 0 1", [])
+    assert engine.search(Limits(depth=3)).bestmove == "d1d4"
+
+
+def test_the_evolved_genome_ships():
+    assert "evolved.genome" in [p.name for p in SHIPPED]
