@@ -56,7 +56,10 @@ def main() -> int:
     parser.add_argument("--positions", type=int, default=8, help="bench positions searched (default 8)")
     parser.add_argument("--movetime", type=float, default=2.0, help="seconds per search (default 2)")
     args = parser.parse_args()
-    fens = BENCH_POSITIONS[:max(1, args.positions)]
+    if args.positions < 1 or not args.movetime > 0:
+        parser.error(f"--positions must be at least 1 and --movetime above 0 "
+                     f"(got {args.positions} and {args.movetime:g})")
+    fens = BENCH_POSITIONS[:args.positions]
     print(f"{len(fens)} bench positions, {args.movetime:g} s each, default genome")
     print(f"{'search':<22} {'branches/s':>11} {'tree nodes/s':>13} {'moves made/s':>13} {'generations':>12}")
     rates = {}
