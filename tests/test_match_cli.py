@@ -21,6 +21,7 @@ def match(*args, timeout=120):
     (["genchess", "genchess", "--sprt", "elo0=3", "elo1=1"], "must be below elo1"),
     (["genchess", "genchess", "--games", "0"], "--games must be at least 1"),
     (["genchess:/no/such.genome", "genchess"], "cannot read genome file"),
+    (["genchess", "genchess", "--resume"], "--resume continues the match in a PGN file"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):
     done = match(*args)

@@ -87,3 +87,65 @@ def test_openings_files(tmp_path):
     assert all(o.from_start for o in read_openings(pgn))
     epd = read_openings(Path(__file__).parents[1] / "genchess" / "data" / "openings.epd")
     assert len(epd) == 200 and not epd[0].from_start
+
+
+# --------------------------------------------------------------------------- resuming
+
+def resume_runner(engines, games, pgn, sprt=None, openings=None):
+    openings = openings or [Opening(STARTING_FEN, ("e2e4", "e7e5"), "test:1"),
+                            Opening(STARTING_FEN, ("d2d4", "d7d5"), "test:2")]
+    lines = []
+    runner = MatchRunner(tuple(engines), TimeControl.parse("depth=1"), openings, games, 1, sprt,
+                         str(pgn), out=lines.append,
+                         executor_factory=lambda n: cf.ThreadPoolExecutor(n))
+    return runner, lines
+
+
+def test_a_resumed_match_counts_the_pgn_and_plays_only_the_rest(tmp_path):
+    a = probe(parse_engine_spec("random name=A"))
+    b = probe(parse_engine_spec("genchess name=B"))
+    pgn = tmp_path / "m.pgn"
+    first, _ = run([a, b], 3, tc="depth=1", pgn=pgn)           # a pair and a half
+    runner, lines = resume_runner([a, b], 6, pgn)
+    assert runner.resume(pgn) == 3
+    assert runner.result.stats.games == 3 and sum(runner.result.stats.pairs) == 1
+    # Game 4 completes pair 2; games 5 and 6 are pair 3: nothing is replayed.
+    assert [job.number for job in runner.jobs()] == [3, 4, 5]
+    result = runner.run()
+    assert result.stats.games == 6 and sum(result.stats.pairs) == 3
+    text = pgn.read_text()
+    assert sorted(t.split('"')[1] for t in text.split("[Round ")[1:]) == \
+        ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"]
+
+
+def test_a_resumed_sprt_goes_on_from_its_llr(tmp_path):
+    weak = probe(parse_engine_spec("random name=Weak"))
+    strong = probe(parse_engine_spec("genchess name=Strong"))
+    pgn = tmp_path / "sprt.pgn"
+    run([weak, strong], 4, tc="depth=1", pgn=pgn)
+    runner, _ = resume_runner([weak, strong], 200, pgn, sprt=Sprt(0, 100))
+    runner.resume(pgn)
+    llr_after_two_pairs = runner.sprt.last_llr
+    assert llr_after_two_pairs < 0
+    result = runner.run()
+    assert result.stopped.startswith("SPRT accepted H0")
+    # One sequential test: the verdict counts the first sitting's pairs too.
+    assert result.stats.games == 4 + len(result.records)
+    assert sum(result.stats.pairs) == result.stats.games // 2
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"names": ("X", "B")}, "but this match plays X - B there"),
+    ({"openings": [Opening(STARTING_FEN, ("c2c4",), "other:1")]}, "opening test:1, but this match plays other:1"),
+    ({"games": 2}, "outside this match of 2 games"),
+])
+def test_resume_refuses_another_match(tmp_path, change, message):
+    from genchess.strength.runner import ResumeError
+    a = probe(parse_engine_spec("random name=A"))
+    b = probe(parse_engine_spec("random name=B"))
+    pgn = tmp_path / "m.pgn"
+    run([a, b], 3, tc="depth=1", pgn=pgn)
+    engines = [probe(parse_engine_spec(f"random name={n}")) for n in change.get("names", ("A", "B"))]
+    runner, _ = resume_runner(engines, change.get("games", 10), pgn, openings=change.get("openings"))
+    with pytest.raises(ResumeError, match=message):
+        runner.resume(pgn)

@@ -34,6 +34,9 @@ def add_match_arguments(p) -> None:
     p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
                    help="stop at a decision: elo0=0 elo1=5 alpha=0.05 beta=0.05 "
                         "model=normalized|logistic")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the match in the --pgn file: its games count, only the rest "
+                        "are played (same engines, openings, --seed and --tc)")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
 
 
@@ -120,7 +123,7 @@ def cmd_match(args) -> int:
 
 
 def run_match(args) -> int:
-    from genchess.strength.runner import MatchRunner
+    from genchess.strength.runner import MatchRunner, ResumeError
     from genchess.strength.sprt import parse_sprt
 
     control = parse_control(args)
@@ -134,6 +137,8 @@ def run_match(args) -> int:
     games = args.games if args.games is not None else (SPRT_MAX_GAMES if sprt else 100)
     if games < 1:
         raise UsageError(f"--games must be at least 1, not {games}")
+    if args.resume and not args.pgn:
+        raise UsageError("--resume continues the match in a PGN file: give it with --pgn FILE")
     specs = probe_all(args.engines)
     openings = load_openings(args, specs)
     out = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
@@ -143,6 +148,14 @@ def run_match(args) -> int:
     out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at {control.spelling()}, "
         f"{len(openings)} openings, {runner.concurrency} at once"
         + (f", SPRT [{sprt.elo0:g}, {sprt.elo1:g}]" if sprt else ""))
+    if args.resume:
+        try:
+            resumed = runner.resume(args.pgn)
+        except ResumeError as e:
+            raise UsageError(str(e)) from None
+        s = runner.result.stats
+        out(f"Resumed {resumed} games from {args.pgn}: {runner.names[0]} +{s.wins} ={s.draws} "
+            f"-{s.losses}" + (f"; SPRT: {sprt.describe()}" if sprt and sum(s.pairs) else ""))
     result = runner.run()
     for line in result.summary_lines():
         out(line)

@@ -6,7 +6,9 @@ engine White in the pair's first game. Games are jobs for a standard
 whose workers keep their players, and so their engine processes, between
 games; no more jobs are in flight than there are workers, so an SPRT verdict
 or Ctrl-C stops the match after at most that many unfinished games, which are
-simply not counted. Every finished game goes to the PGN file at once.
+simply not counted. Every finished game goes to the PGN file at once, so a
+match stopped any way can resume from it (`resume()`): an SPRT too long for
+one sitting goes on where it stopped, as one sequential test.
 
 Statistics are from the first engine's side: every game as it finishes, every
 pair once both its games are in (pentanomial counts, SPRT on pairs).
@@ -128,6 +130,10 @@ class MatchResult:
 RULE_LOSSES = ("time forfeit", "illegal move", "crash", "protocol error")
 
 
+class ResumeError(Exception):
+    """The PGN file cannot be continued by this match (other engines or openings)."""
+
+
 class MatchRunner:
     def __init__(self, engines: tuple[EngineSpec, EngineSpec], control: TimeControl,
                  openings: list[Opening], games: int, concurrency: int | None = None,
@@ -152,11 +158,64 @@ class MatchRunner:
         self.engines = tuple(_named(spec, name) for spec, name in zip(engines, names))
         self.result = MatchResult(self.names, sprt=sprt)
         self._pairs: dict[int, dict[int, float]] = {}
+        self._done: set[int] = set()        # game numbers already played (resumed)
+
+    def opening_of(self, number: int) -> Opening:
+        return self.openings[(number // 2) % len(self.openings)]
 
     def jobs(self):
         for number in range(self.games):
-            opening = self.openings[(number // 2) % len(self.openings)]
-            yield MatchJob(number, self.engines, opening, self.control, self.max_plies)
+            if number not in self._done:
+                yield MatchJob(number, self.engines, self.opening_of(number), self.control,
+                               self.max_plies)
+
+    def resume(self, pgn_path) -> int:
+        """Count the games of this match already in `pgn_path` (by their Round tags,
+        "pair.game") as if just played, so that run() plays only the rest; return
+        how many. Games of other engines, openings or time controls are an error:
+        resuming must continue the same experiment, never mix two."""
+        import chess.pgn
+
+        games: dict[int, tuple[str, str]] = {}       # number -> (result, termination)
+        try:
+            handle = open(pgn_path, encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return 0
+        except OSError as e:
+            raise ResumeError(f"cannot read {pgn_path}: {e.strerror}") from None
+        with handle:
+            index = 0
+            while (headers := chess.pgn.read_headers(handle)) is not None:
+                index += 1
+                where = f"{pgn_path}, game {index}"
+                try:
+                    pair, game = (int(x) for x in headers.get("Round", "").split("."))
+                except ValueError:
+                    raise ResumeError(f"{where}: Round {headers.get('Round')!r} is not "
+                                      f"'pair.game' as genchess match writes it") from None
+                number = (pair - 1) * 2 + (game - 1)
+                if pair < 1 or game not in (1, 2) or number >= self.games:
+                    raise ResumeError(f"{where}: Round {headers['Round']} is outside this "
+                                      f"match of {self.games} games")
+                first, second = self.names if game == 1 else self.names[::-1]
+                if (headers.get("White"), headers.get("Black")) != (first, second):
+                    raise ResumeError(f"{where}: {headers.get('White')} - {headers.get('Black')}, "
+                                      f"but this match plays {first} - {second} there (name the "
+                                      f"engines as before)")
+                opening = self.opening_of(number).source or "-"
+                if headers.get("Opening", "-") != opening:
+                    raise ResumeError(f"{where}: opening {headers.get('Opening')}, but this match "
+                                      f"plays {opening} there (give the same --openings and --seed)")
+                control = self.control.describe()
+                if headers.get("TimeControl", control) != control:
+                    raise ResumeError(f"{where}: TimeControl {headers['TimeControl']}, but this "
+                                      f"match plays {control}")
+                games[number] = (headers.get("Result", "*"), headers.get("Termination", ""),
+                                 (headers["White"], headers["Black"]))
+        for number in sorted(games):
+            self._count(number, *games[number])
+        self._done = set(games)
+        return len(games)
 
     def run(self) -> MatchResult:
         """Play the match; Ctrl-C ends it with the games so far (result.stopped says)."""
@@ -199,34 +258,44 @@ class MatchRunner:
     def record(self, job: MatchJob, record: GameRecord, pgn) -> None:
         from genchess.pgn import pgn_text
 
-        result = self.result
-        result.records.append(record)
-        score = SCORES.get(record.result, 0.5)
-        first = score if job.first_is_white else 1.0 - score
-        result.stats.add_game(first)
-        result.terminations[record.termination] += 1
-        if record.termination in RULE_LOSSES and record.result != "1/2-1/2":
-            loser = record.white if record.result == "0-1" else record.black
-            result.failures[(loser, record.termination)] += 1
+        self.result.records.append(record)
         if pgn is not None:
             tags = {"Round": f"{job.pair + 1}.{job.number % 2 + 1}",
                     "Opening": job.opening.source or "-", "Termination": record.termination}
             pgn.write(pgn_text(record, event=self.event, tags=tags))
             pgn.flush()
-        s = result.stats
+        pair_done = self._count(job.number, record.result, record.termination,
+                                (record.white, record.black))
+        s = self.result.stats
         self.out(f"Game {s.games}/{self.games} (pair {job.pair + 1}): {record.white} - "
                  f"{record.black} {record.result} ({record.reason}), {len(record.moves)} plies | "
                  f"{self.names[0]}: +{s.wins} ={s.draws} -{s.losses}")
-        pair = self._pairs.setdefault(job.pair, {})
-        pair[job.number % 2] = first
-        if len(pair) == 2:
-            s.count_pair(pair[0], pair[1])
-            del self._pairs[job.pair]
-            if self.sprt is not None:
-                verdict = self.sprt.update(s.pairs)
-                self.out(f"SPRT: {self.sprt.describe()}")
-                if verdict != CONTINUE:
-                    result.stopped = f"SPRT accepted {verdict} after {s.games} games"
+        if pair_done and self.sprt is not None:
+            self.out(f"SPRT: {self.sprt.describe()}")
+
+    def _count(self, number: int, result_text: str, termination: str, players) -> bool:
+        """Add game `number` (its PGN result; players = (White, Black)) to the
+        statistics and, once its pair is complete, to the pentanomial counts and
+        the SPRT; return whether that pair is now complete."""
+        result = self.result
+        score = SCORES.get(result_text, 0.5)
+        first = score if number % 2 == 0 else 1.0 - score
+        result.stats.add_game(first)
+        result.terminations[termination] += 1
+        if termination in RULE_LOSSES and result_text != "1/2-1/2":
+            white, black = players
+            result.failures[(white if result_text == "0-1" else black, termination)] += 1
+        pair = self._pairs.setdefault(number // 2, {})
+        pair[number % 2] = first
+        if len(pair) < 2:
+            return False
+        result.stats.count_pair(pair[0], pair[1])
+        del self._pairs[number // 2]
+        if self.sprt is not None:
+            verdict = self.sprt.update(result.stats.pairs)
+            if verdict != CONTINUE:
+                result.stopped = f"SPRT accepted {verdict} after {result.stats.games} games"
+        return True
 
 
 def _named(spec: EngineSpec, name: str) -> EngineSpec:
