@@ -69,7 +69,14 @@ def cmd_bench(args):
     from genchess.bench import run_bench
     from genchess.engine import Engine
 
-    genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
+    if args.genome is None and args.genome_id is None:
+        # The reference workload: the hand-set genome has every gene on, and the
+        # signature must not move when the default genome is replaced by a newer
+        # evolved one. Only search and evaluation code change it.
+        from genchess.genome import hand_set_genome
+        genome = hand_set_genome()
+    else:
+        genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
     engine = Engine(genome, hash_mb=args.hash, search_mode="iterative")
     run_bench(engine, args.depth)
     return 0
@@ -90,7 +97,7 @@ def add_engine_options(parser, suppress=False):
     that `genchess --hash 64 uci` and `genchess uci --hash 64` both work."""
     default = (lambda value: argparse.SUPPRESS) if suppress else (lambda value: value)
     parser.add_argument("--genome", metavar="FILE", default=default(None),
-                        help="genome file (default: the shipped default genome); for a gene-pool "
+                        help="genome file (default: the shipped genomes/evolved.genome); for a gene-pool "
                              "file the smallest living ID, else the last genome; for a Phoenix "
                              "chromosome database (SQLite) the best of the last generation")
     parser.add_argument("--genome-id", type=int, metavar="N", default=default(None),
@@ -202,7 +209,9 @@ def build_parser():
 
     p = sub.add_parser("bench", help="search fixed positions to a fixed depth (speed and signature)",
                        description="Search 32 fixed positions to a fixed depth from a cleared hash "
-                                   "table; the node count is the engine's deterministic signature.")
+                                   "table; the node count is the engine's deterministic signature. "
+                                   "Without --genome it uses the hand-set genomes/default.genome "
+                                   "(every gene on), whatever the default genome is.")
     p.add_argument("--depth", type=_positive, default=6, help="search depth (default 6)")
     add_engine_options(p, suppress=True)
     p.set_defaults(func=cmd_bench)

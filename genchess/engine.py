@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from genchess.genome import Genome, default_genome
+from genchess.genome import Genome, hand_set_genome
 from genchess.timeman import Limits, allocate
 from genchess_core import Board, STARTING_FEN
 from genchess_core.gasearch import DEFAULT_POOL_NODES
@@ -156,7 +156,7 @@ class Engine(BackgroundSearch):
         self.nps_estimate = DEFAULT_NPS
         self.book = None            # a genchess.book.Book: asked once per move, before searching
         self.genome: Genome
-        self.set_genome(genome or default_genome())
+        self.set_genome(genome or hand_set_genome())
 
     # ---------------------------------------------------------------- setup
 

@@ -186,15 +186,15 @@ def _assert_in(move, moves):
 
 
 def check_genome(report: Report) -> None:
-    from genchess.genome import default_genome, load_genome, parse_genome_text, write_genome
+    from genchess.genome import hand_set_genome, load_genome, parse_genome_text, write_genome
 
     def text_round_trip():
-        genome = default_genome()
+        genome = hand_set_genome()
         again = parse_genome_text(genome.to_text()).genomes[-1]
         assert again == genome, "the default genome changed when written and read as text"
 
     def file_round_trip():
-        genome = default_genome()
+        genome = hand_set_genome()
         rng = random.Random(3)
         mutant = genome.copy(new_id=genome.id + 1)
         mutant.mutate(rng, mean_changes=5)

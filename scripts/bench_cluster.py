@@ -89,12 +89,12 @@ def measure(scheduler: str | None, workers: int, seconds: float) -> tuple[int, f
 def fixed_jobs(count: int):
     """`count` deterministic games: the default genome against the material genome at
     depth 4 from the shipped openings, colours alternating."""
-    from genchess.genome import default_genome, load_genome
+    from genchess.genome import hand_set_genome, load_genome
     from genchess.genome.genome_file import DEFAULT_GENOME_PATH
     from genchess.train.trainer import read_openings
     from genchess.train.worker import GameJob
 
-    a = default_genome().to_text()
+    a = hand_set_genome().to_text()
     b = load_genome(DEFAULT_GENOME_PATH.parent / "material.genome").to_text()
     fens = read_openings(Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd")
     return [GameJob(0, 0, n, n + 1, *((a, b) if n % 2 else (b, a)), fens[n // 2], 0.0, "iterative",

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from genchess.bench import run_bench
 from genchess.engine import Engine
-from genchess.genome import MaterialGenome, default_genome
+from genchess.genome import MaterialGenome, hand_set_genome
 from genchess.train.kendall import KendallConfig, KendallTrainer
 from genchess_core.search import KENDALL_WHITWELL_FEATURES
 
@@ -47,7 +47,7 @@ def main() -> int:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     players = [
-        ("default genome (Genetic Chess, full)", default_genome(), None),
+        ("default genome (Genetic Chess, full)", hand_set_genome(), None),
         ("material, legal-move weight 0.1", MaterialGenome(1, [1, 3, 3, 5, 9, 0, 0.1]), None),
         ("material, no legal-move weight", MaterialGenome(2, [1, 3, 3, 5, 9, 0, 0]), None),
         ("material 0.1, Kendall-Whitwell player", MaterialGenome(1, [1, 3, 3, 5, 9, 0, 0.1]),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from genchess.bench import run_bench
 from genchess.engine import Engine
-from genchess.genome import default_genome, load_genome
+from genchess.genome import hand_set_genome, load_genome
 from genchess.train.mnc import MncConfig, MncTrainer
 
 TEXTBOOK = Path(__file__).resolve().parent.parent / "genchess" / "genomes" / "pvt-textbook.genome"
@@ -35,7 +35,7 @@ def search_speed(depth: int, repeats: int) -> None:
     """Best of `repeats` interleaved runs each: on a loaded machine the fastest run
     is the one least disturbed by other processes."""
     engines = {"PVT (textbook)": Engine(load_genome(TEXTBOOK), search_mode="iterative"),
-               "default.genome": Engine(default_genome(), search_mode="iterative")}
+               "default.genome": Engine(hand_set_genome(), search_mode="iterative")}
     best: dict[str, tuple[int, float]] = {}
     for _ in range(repeats):
         for name, engine in engines.items():

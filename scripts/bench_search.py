@@ -26,7 +26,7 @@ from pathlib import Path
 
 from genchess.bench import BENCH_POSITIONS
 from genchess.engine import Engine
-from genchess.genome import Genome, default_genome, load_genome, write_genome
+from genchess.genome import Genome, hand_set_genome, load_genome, write_genome
 from genchess.timeman import Limits
 
 MATERIAL_GENOME_PATH = Path(__file__).resolve().parent.parent / "genchess" / "genomes" / "material.genome"
@@ -113,7 +113,7 @@ def nps(nodes: int, seconds: float) -> int:
 
 
 def time_to_depth(depth: int) -> None:
-    engine = Engine(default_genome())
+    engine = Engine(hand_set_genome())
     engine.new_game()
     engine.set_position(START_FEN)
     print(f"\nTime to depth {depth}, start position, default genome:")
@@ -154,7 +154,7 @@ def main() -> None:
     else:
         print(f"{MATERIAL_GENOME_PATH} missing; using the same genome built in memory")
         material = material_genome()
-    engines = [("default", Engine(default_genome())), ("material", Engine(material))]
+    engines = [("default", Engine(hand_set_genome())), ("material", Engine(material))]
 
     sunfish = None if args.no_sunfish else import_sunfish()
     if sunfish is None and not args.no_sunfish:

@@ -18,7 +18,7 @@ import argparse
 import time
 
 from comparison_common import markdown_table, middle_game_fens, pyplot, save_plot
-from genchess.genome import default_genome
+from genchess.genome import hand_set_genome
 from genchess_core import Board
 from genchess_core.search import ALL_FEATURES, FEATURE_NAMES, Searcher
 
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     fens = middle_game_fens(args.positions)
     searcher = Searcher(64)
-    searcher.set_genome(default_genome().pack())
+    searcher.set_genome(hand_set_genome().pack())
     depths = list(range(args.min_depth, args.max_depth + 1))
     table: dict[str, dict[int, tuple[int, float]]] = {}
     for name, features in CONFIGS:

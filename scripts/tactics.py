@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import chess
 
 from genchess.engine import SEARCH_MODES, Engine
-from genchess.genome import GenomeError, default_genome, load_genome
+from genchess.genome import GenomeError, hand_set_genome, load_genome
 from genchess.timeman import Limits
 
 
@@ -96,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
 
     try:
-        genome = load_genome(args.genome) if args.genome else default_genome()
+        genome = load_genome(args.genome) if args.genome else hand_set_genome()
     except (OSError, GenomeError) as problem:
         sys.exit(f"cannot load genome: {problem}")
     try:

@@ -15,9 +15,9 @@ from pathlib import Path
 import chess
 import pytest
 
-from genchess.bench import BENCH_POSITIONS, run_bench
+from genchess.bench import BENCH_POSITIONS, DEFAULT_DEPTH, run_bench
 from genchess.engine import Engine
-from genchess.genome import default_genome
+from genchess.genome import hand_set_genome
 from genchess_core import Board
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +88,27 @@ def test_bench_positions_are_varied():
 
 # --------------------------------------------------------------------------- the signature
 
+# The node count of `genchess bench` (default depth, the hand-set genome) at this
+# commit. A change to search or evaluation that changes it updates it here and
+# ends its commit message with `Bench: N`, as Stockfish's commits do; a change that
+# must not alter how the engine plays (a speed-up, a refactoring) leaves it alone.
+BENCH_SIGNATURE = 1221318
+
+
+def test_bench_signature_is_the_committed_one():
+    assert quiet_bench(DEFAULT_DEPTH)[0] == BENCH_SIGNATURE
+
+
+def test_bench_command_uses_the_hand_set_genome(tmp_path):
+    # The signature is the search's, whatever genome is the default: the command
+    # without --genome benches genomes/default.genome, as quiet_bench's Engine() does.
+    proc = run_cli(["bench", "--depth", "3"], tmp_path)
+    assert parse_summary(proc.stdout)["nodes"] == quiet_bench(3)[0]
+    with_default = run_cli(["bench", "--depth", "3", "--genome",
+                            str(REPO_ROOT / "genchess" / "genomes" / "evolved.genome")], tmp_path)
+    assert parse_summary(with_default.stdout)["nodes"] != quiet_bench(3)[0]
+
+
 def test_bench_signature_is_reproducible():
     nodes, _, lines = quiet_bench(3)
     again, _, _ = quiet_bench(3)
@@ -109,7 +130,7 @@ def test_bench_signature_is_reproducible():
 def test_bench_signature_depends_on_depth_and_genome():
     two, three = quiet_bench(2)[0], quiet_bench(3)[0]
     assert 0 < two < three
-    genome = default_genome()
+    genome = hand_set_genome()
     genome.gene("Freedom To Move Gene").values["Priority"] += 1.0
     assert quiet_bench(3, Engine(genome))[0] != three
 
@@ -131,7 +152,7 @@ def test_bench_command_prints_the_summary(tmp_path):
 
 def test_bench_command_with_a_genome_file(tmp_path):
     path = tmp_path / "mine.genome"
-    path.write_text(default_genome().to_text())
+    path.write_text(hand_set_genome().to_text())
     proc = run_cli(["bench", "--depth", "2", "--genome", str(path)], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert parse_summary(proc.stdout)["nodes"] == quiet_bench(2)[0]
@@ -139,7 +160,7 @@ def test_bench_command_with_a_genome_file(tmp_path):
 
 def _bad_genome(tmp_path):
     """The default genome with one value out of range; returns (path, line number)."""
-    lines = default_genome().to_text().splitlines()
+    lines = hand_set_genome().to_text().splitlines()
     index = lines.index("Name: Total Force Gene") + 1
     while not lines[index].startswith("Priority:"):
         index += 1

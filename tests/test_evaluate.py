@@ -19,7 +19,7 @@ import random
 import chess
 import pytest
 
-from genchess.genome import Genome, default_genome
+from genchess.genome import Genome, hand_set_genome
 from genchess_core import Board
 from genchess_core.evaluate import GENE_PREFIXES, evaluate_board, gene_raw_scores
 from genchess_core.search import MATE_THRESHOLD
@@ -113,7 +113,7 @@ def sample(positions):
 
 def genomes_for_properties():
     rng = random.Random(SEED)
-    return [default_genome()] + [Genome.random(rng, i) for i in range(1, 5)]
+    return [hand_set_genome()] + [Genome.random(rng, i) for i in range(1, 5)]
 
 
 GENOME_IDS = ["default"] + [f"random{i}" for i in range(1, 5)]
@@ -581,7 +581,7 @@ def test_evaluation_is_clamped_below_the_mate_range(positions):
 
 
 def test_evaluation_does_not_change_the_board(positions):
-    packed = default_genome().pack()
+    packed = hand_set_genome().pack()
     for fen in positions[::7]:
         board = Board(fen)
         before, key, moves = board.fen(), board.key, sorted(board.legal_moves())

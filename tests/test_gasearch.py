@@ -14,7 +14,7 @@ import random
 import chess
 import pytest
 
-from genchess.genome import default_genome
+from genchess.genome import hand_set_genome
 from genchess_core import Board
 from genchess_core.gasearch import add_branches, crossover, ga_search, mutate, tree_from_branches
 from genchess_core.search import FEATURE_NAMES, Searcher
@@ -24,7 +24,7 @@ from engine_helpers import Player, opening_fens, run_match
 @pytest.fixture(scope="module")
 def searcher():
     s = Searcher(4)
-    s.set_genome(default_genome().pack())
+    s.set_genome(hand_set_genome().pack())
     return s
 
 

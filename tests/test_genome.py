@@ -10,7 +10,7 @@ from genchess.genome import (
     PACK_KEYS,
     Genome,
     GenomeError,
-    default_genome,
+    hand_set_genome,
     load_genome,
     parse_genome_text,
     read_genome_file,
@@ -18,7 +18,7 @@ from genchess.genome import (
     write_genome,
     write_still_alive,
 )
-from genchess.genome.genome_file import DEFAULT_GENOME_PATH
+from genchess.genome.genome_file import HAND_SET_GENOME_PATH
 
 # Written out here, not taken from the code, so a renamed or dropped key fails.
 EXPECTED_PACK_KEYS = {
@@ -70,8 +70,8 @@ def write_lines(tmp_path, lines, name="bad.genome"):
 # --- round trips ---------------------------------------------------------------
 
 def test_default_genome_file_round_trips_and_matches_table_defaults():
-    text = DEFAULT_GENOME_PATH.read_text()
-    genome = default_genome()
+    text = HAND_SET_GENOME_PATH.read_text()
+    genome = hand_set_genome()
     assert genome.to_text() == text
     assert parse_genome_text(text).genomes == [genome]
     # The gene tables document the same hand-set values as the shipped file.
@@ -430,7 +430,7 @@ def test_crossover_takes_each_gene_from_a_parent_about_half_each():
 def test_pack_has_every_key_numeric():
     assert set(PACK_KEYS) == EXPECTED_PACK_KEYS
     rng = Random(4)
-    for genome in [default_genome()] + [Genome.random(rng, i) for i in range(50)]:
+    for genome in [hand_set_genome()] + [Genome.random(rng, i) for i in range(50)]:
         params = genome.pack()
         assert set(params) == EXPECTED_PACK_KEYS
         for key, value in params.items():
@@ -442,7 +442,7 @@ def test_pack_has_every_key_numeric():
 
 
 def test_piece_values_are_normalised_over_the_starting_army():
-    params = default_genome().pack()
+    params = hand_set_genome().pack()
     p, n, b, r, q, k = params["piece_values"]
     assert math.isclose(8 * p + 2 * n + 2 * b + 2 * r + q + k, 1.0)
     assert math.isclose(n / p, 3.0) and math.isclose(q / p, 9.0)
@@ -471,11 +471,11 @@ def test_pack_refuses_all_zero_piece_values():
 
 
 def test_default_genome_is_sensible_for_play():
-    genome = default_genome()
+    genome = hand_set_genome()
     params = genome.pack()
     priorities = {k: v for k, v in params.items() if k.endswith("_priority")}
     assert max(priorities, key=priorities.get) == "total_force_priority"
     assert all(v > 0 for v in priorities.values())
     assert all(v == 1 for k, v in params.items() if k.endswith("_exponent"))
     assert 30 <= params["mean_game_length"] <= 60
-    assert default_genome() is not default_genome()  # fresh object each call
+    assert hand_set_genome() is not hand_set_genome()  # fresh object each call

@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from genchess.engine import Engine
-from genchess.genome import GenomeError, MaterialGenome, default_genome, parse_genome_text
+from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, parse_genome_text
 from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.evaluate import evaluate_board
@@ -24,10 +24,10 @@ def test_material_block_round_trips_and_mixes_with_genetic_genomes():
     genome = parse_genome_text(CLASSICAL).genomes[0]
     assert isinstance(genome, MaterialGenome) and genome.weights[2] == 3.25
     assert parse_genome_text(genome.to_text()).genomes[0] == genome
-    mixed = parse_genome_text(default_genome().to_text() + genome.copy(new_id=8).to_text())
+    mixed = parse_genome_text(hand_set_genome().to_text() + genome.copy(new_id=8).to_text())
     assert [g.KIND for g in mixed.genomes] == ["genetic", "material"]
-    explicit = default_genome().to_text().replace("\n", "\nKind: genetic\n", 1)
-    assert parse_genome_text(explicit).genomes[0] == default_genome()
+    explicit = hand_set_genome().to_text().replace("\n", "\nKind: genetic\n", 1)
+    assert parse_genome_text(explicit).genomes[0] == hand_set_genome()
 
 
 @pytest.mark.parametrize("text, where, problem", [

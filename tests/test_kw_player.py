@@ -12,7 +12,7 @@ import threading
 import chess
 import pytest
 
-from genchess.genome import MaterialGenome, default_genome
+from genchess.genome import MaterialGenome, hand_set_genome
 from genchess.train.worker import GameJob, play_job
 from genchess_core import Board
 from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES as KW, Searcher
@@ -104,7 +104,7 @@ def test_quiescence_stops_at_the_cap():
 def test_default_features_do_not_include_the_value_ordering():
     assert KW & ~ALL_FEATURES, "the value ordering is an opt-in switch"
     searcher = Searcher(4)
-    searcher.set_genome(default_genome().pack())
+    searcher.set_genome(hand_set_genome().pack())
     # The default ordering (MVV-LVA) is untouched: same moves, different order here.
     value = kw_searcher().ordered_moves(Board(KIWIPETE))
     default = searcher.ordered_moves(Board(KIWIPETE))

@@ -18,7 +18,7 @@ import pytest
 from engine_helpers import genchess_command
 
 from genchess.engine import Engine
-from genchess.genome import default_genome, write_genome
+from genchess.genome import hand_set_genome, write_genome
 from genchess.match import Clock, TimeControl, play_game
 from genchess.players import PlayerSpecError, make_player, move_budget, parse_spec, placement
 from genchess.players.adapter import PlayerEngine, engine_for_player
@@ -94,7 +94,7 @@ def test_bad_spec(spec, words):
 
 
 def test_genetic_player_loads_file_and_id(tmp_path):
-    genome = default_genome()
+    genome = hand_set_genome()
     other = genome.copy(new_id=genome.id + 7)
     other.mutate(random.Random(1), mean_changes=6)
     path = tmp_path / "two.genome"
@@ -394,9 +394,10 @@ def test_adapter_go_stop_and_limits():
     assert 0.01 < engine.seconds_for(Limits(wtime=3000, btime=3000, winc=100, binc=100)) < 1.0
     assert engine.seconds_for(Limits(wtime=60000, btime=60000, movestogo=1)) > 20
     # Genome options: the default is accepted, another is refused with a reason.
+    from genchess.genome import default_genome
     engine.set_genome(default_genome())
     from genchess.options import OptionError
-    other = default_genome().copy(new_id=99)
+    other = hand_set_genome().copy(new_id=99)
     other.mutate(random.Random(2), mean_changes=8)
     with pytest.raises(OptionError, match="has no genome"):
         engine.set_genome(other)

@@ -27,7 +27,13 @@ from .database import is_sqlite_file, load_chromosome
 from .genome import Genome
 from .kinds import kind_class
 
-DEFAULT_GENOME_PATH = Path(__file__).resolve().parent.parent / "genomes" / "default.genome"
+GENOMES_DIR = Path(__file__).resolve().parent.parent / "genomes"
+# The hand-set Genetic Chess genome: every gene on, the reference workload of
+# `genchess bench` and the genome the search's changes are measured with.
+HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"
+# What GenChess plays when no genome is named: the evolved genome, which beat the
+# hand-set one by SPRT at 10+0.1 (README, "A genome that evolution made").
+DEFAULT_GENOME_PATH = GENOMES_DIR / "evolved.genome"
 
 
 @dataclass
@@ -282,5 +288,10 @@ def write_still_alive(pool: int, ids: list[int], fileobj: IO[str]) -> None:
 
 
 def default_genome() -> Genome:
-    """The hand-set genome shipped as package data (a fresh copy on every call)."""
+    """What GenChess plays when no genome is named (a fresh copy on every call)."""
     return load_genome(DEFAULT_GENOME_PATH)
+
+
+def hand_set_genome() -> Genome:
+    """The hand-set Genetic Chess genome, genomes/default.genome (a fresh copy)."""
+    return load_genome(HAND_SET_GENOME_PATH)

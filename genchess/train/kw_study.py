@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.genome import GenomeError, MaterialGenome, default_genome, load_genome
-from genchess.genome.genome_file import DEFAULT_GENOME_PATH
+from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
+from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.train import executors
 from genchess.pgn import pgn_text
@@ -64,7 +64,7 @@ STUDY_KEYS = [
 PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
 DEFAULT_FACTORS = [2.0, 1.0, 0.5, 0.25]
 OPENINGS = Path(__file__).resolve().parent.parent / "data" / "openings.epd"
-MATERIAL_GENOME_PATH = DEFAULT_GENOME_PATH.parent / "material.genome"
+MATERIAL_GENOME_PATH = GENOMES_DIR / "material.genome"
 POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
 
 
@@ -342,7 +342,7 @@ def run_study(study: StudyConfig, out=print, executor_factory=None, progress=Tru
     matches = []
     if study.match_games:
         best = players[ranking[0]]
-        for name, opponent, pgn in (("default.genome", default_genome(), "match_default.pgn"),
+        for name, opponent, pgn in (("default.genome", hand_set_genome(), "match_default.pgn"),
                                     ("material.genome", load_genome(MATERIAL_GENOME_PATH),
                                      "match_material.pgn")):
             out(f"== best average player (factor {series[ranking[0]].factor:g}) against {name}")
