@@ -176,7 +176,7 @@ class MatchRunner:
         resuming must continue the same experiment, never mix two."""
         import chess.pgn
 
-        games: dict[int, tuple[str, str]] = {}       # number -> (result, termination)
+        games: dict[int, tuple] = {}        # number -> (result, termination, (White, Black))
         try:
             handle = open(pgn_path, encoding="utf-8", errors="replace")
         except FileNotFoundError:
