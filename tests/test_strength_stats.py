@@ -64,3 +64,14 @@ def test_perfect_score_prints_infinity():
     s = MatchStats(wins=4)
     assert s.elo().elo == math.inf
     assert format_elo(s.elo()) == "+inf"
+
+
+def test_a_one_sided_interval_prints_its_finite_end():
+    # 13-0-3: the score's upper 95% bound passes 1, so the interval's top is +inf;
+    # the bottom is finite and must be shown (by hand: s = 0.8125, sd = sqrt(s(1-s)/16)
+    # = 0.0976, low = 0.8125 - 1.96 * 0.0976 = 0.6212, Elo -400 log10(1/0.6212 - 1) = +86.1).
+    s = MatchStats(wins=13, losses=3)
+    e = s.elo()
+    assert math.isinf(e.high) and math.isfinite(e.low)
+    assert format_elo(e) == f"{e.elo:+.1f} ({e.low:+.1f} to +inf)"
+    assert e.low == pytest.approx(86.1, abs=0.5)

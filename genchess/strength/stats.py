@@ -140,11 +140,15 @@ class MatchStats:
 
 
 def format_elo(estimate: EloEstimate) -> str:
-    """`+35.2 +- 20.1` (half the 95% interval; `inf` for a perfect score)."""
+    """`+35.2 +- 20.1` (half the 95% interval; `inf` for a perfect score). When
+    one end of the interval is infinite (13 wins in 16 games), the interval
+    itself, `+254.7 (+75.3 to +inf)`: a bare `+- inf` would hide the finite end."""
     if not math.isfinite(estimate.elo):
         return f"{estimate.elo:+.0f}"
     error = estimate.error
-    return f"{estimate.elo:+.1f} +- {error:.1f}" if math.isfinite(error) else f"{estimate.elo:+.1f} +- inf"
+    if math.isfinite(error):
+        return f"{estimate.elo:+.1f} +- {error:.1f}"
+    return f"{estimate.elo:+.1f} ({estimate.low:+.1f} to {estimate.high:+.1f})"
 
 
 def elo_with_interval(estimate: EloEstimate) -> str:
