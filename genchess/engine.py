@@ -156,6 +156,9 @@ class Engine(BackgroundSearch):
         self.nps_estimate = DEFAULT_NPS
         self.book = None            # a genchess.book.Book: asked once per move, before searching
         self.genome: Genome
+        # Without a genome, the library's engine is the hand-set Genetic Chess one
+        # (benchmarks and tests depend on it); the command line and the protocols
+        # name the default genome (evolved.genome) themselves.
         self.set_genome(genome or hand_set_genome())
 
     # ---------------------------------------------------------------- setup
