@@ -16,7 +16,7 @@ from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_
                                      rook_attacks, bishop_attacks, queen_attacks, square_distance,
                                      FILE_A, FILE_H, DARK_SQUARES)
 from genchess_core.position cimport Position, king_square, side_attacks
-from genchess_core.movegen cimport legal_moves_as
+from genchess_core.movegen cimport legal_moves_as, legal_count_and_targets, attack_targets_of
 from genchess_core.board cimport Board
 from genchess_core.eval_material cimport evaluate_material, material_params
 from genchess_core.eval_pvt cimport evaluate_pvt, pvt_params
@@ -69,21 +69,10 @@ cdef inline U64 king_spread(U64 b) noexcept nogil:
     return b | (b << 8) | (b >> 8)
 
 
-cdef void legal_info(Position* p, int c, SideInfo* info) noexcept nogil:
-    """Legal moves of colour c, as if it were c's turn (the position is restored)."""
-    cdef Move moves[MAX_MOVES]
-    cdef int n, i, flags
-    cdef U64 targets = 0
-    n = legal_moves_as(p, c, moves)
-    for i in range(n):
-        flags = move_flags(moves[i])
-        if flags == FLAG_KING_CASTLE or flags == FLAG_QUEEN_CASTLE:
-            continue
-        if p.board[move_from(moves[i])] % 6 == PAWN and not (flags & FLAG_CAPTURE):
-            continue
-        targets |= bit(move_to(moves[i]))
-    info.n_legal = n
-    info.legal_targets = targets
+cdef inline void legal_info(Position* p, int c, SideInfo* info) noexcept nogil:
+    """Legal moves of colour c, as if it were c's turn: how many, and the squares
+    they attack (no pawn pushes, no castling); counted without listing them."""
+    info.n_legal = legal_count_and_targets(p, c, &info.legal_targets)
 
 
 cdef inline double weigh(double priority, double exponent, double s) noexcept nogil:
@@ -391,3 +380,13 @@ def gene_raw_scores(Board board, dict packed):
         raw_scores(&board.pos, &e, color, out)
         result[name] = {prefix: out[g] for g, prefix in enumerate(GENE_PREFIXES)}
     return result
+
+
+def mobility_terms(Board board, int color):
+    """(count, attack targets) of colour `color`'s legal moves two ways: counted by
+    the evaluation's fast path, and from the listed moves. For tests: they must agree."""
+    cdef Move moves[MAX_MOVES]
+    cdef U64 fast_targets
+    cdef int fast = legal_count_and_targets(&board.pos, color, &fast_targets)
+    cdef int n = legal_moves_as(&board.pos, color, moves)
+    return (fast, fast_targets), (n, attack_targets_of(&board.pos, moves, n))

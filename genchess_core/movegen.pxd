@@ -22,6 +22,8 @@ cdef int generate_legal(const Position* p, Move* moves, int kind) noexcept nogil
 cdef int generate_evasions(const Position* p, Move* moves) noexcept nogil
 cdef int legal_moves_as(Position* p, int c, Move* moves) noexcept nogil
 cdef int count_legal_as(Position* p, int c) noexcept nogil
+cdef int legal_count_and_targets(Position* p, int c, U64* attack_targets) noexcept nogil
+cdef U64 attack_targets_of(const Position* p, const Move* moves, int n) noexcept nogil
 cdef bint has_legal_move(const Position* p) noexcept nogil
 cdef bint insufficient_material(const Position* p) noexcept nogil
 cdef int game_status(const Position* p, bint claim_draw) noexcept nogil

@@ -227,8 +227,30 @@ cdef int legal_moves_as(Position* p, int c, Move* moves) noexcept nogil:
 
 cdef int count_legal_as(Position* p, int c) noexcept nogil:
     """len(legal_moves_as(p, c)) without listing the moves: the mobility count of
-    evaluations that need only the number (the material kind's legal-move term),
-    about twice as fast. The king's safe squares come from one attack map of the
+    evaluations that need only the number (the material kind's legal-move term)."""
+    cdef U64 unused
+    return legal_count_and_targets(p, c, &unused)
+
+
+cdef U64 attack_targets_of(const Position* p, const Move* moves, int n) noexcept nogil:
+    """The squares `moves` land on, castling and pawn moves that do not capture left out:
+    the legal squares a side attacks (the Genetic Chess sphere of influence)."""
+    cdef int i, flags
+    cdef U64 targets = 0
+    for i in range(n):
+        flags = move_flags(moves[i])
+        if flags == FLAG_KING_CASTLE or flags == FLAG_QUEEN_CASTLE:
+            continue
+        if p.board[move_from(moves[i])] % 6 == PAWN and not (flags & FLAG_CAPTURE):
+            continue
+        targets |= bit(move_to(moves[i]))
+    return targets
+
+
+cdef int legal_count_and_targets(Position* p, int c, U64* attack_targets) noexcept nogil:
+    """len(legal_moves_as(p, c)) and, in *attack_targets, attack_targets_of those moves,
+    without listing them: popcounts and unions of each piece's target squares, about
+    twice as fast as the list. The king's safe squares come from one attack map of the
     other side instead of a test per square; out of check that map also settles
     castling. In check it falls back to the generator (few positions, few moves)."""
     cdef Move moves[MAX_MOVES]
@@ -237,31 +259,43 @@ cdef int count_legal_as(Position* p, int c) noexcept nogil:
     cdef U64 enemy = p.occ[them] & ~their_king      # legal_moves_as never counts a king capture
     cdef U64 targets = ~own & ~their_king, pinned, danger, b, pushes, caps, last = RANK_1 | RANK_8
     cdef U64 third_rank = <U64>0xFF0000 if c == WHITE else <U64>0xFF0000000000
-    cdef U64 pawns = p.bb[c * 6 + PAWN]
+    cdef U64 pawns = p.bb[c * 6 + PAWN], reach, hit
     if attackers_to(p, ksq, occ) & p.occ[them]:
-        return legal_moves_as(p, c, moves)
+        n = legal_moves_as(p, c, moves)
+        attack_targets[0] = attack_targets_of(p, moves, n)
+        return n
     danger = side_attacks(p, them, occ ^ bit(ksq), True)
-    n = popcount(T.king[ksq] & targets & ~danger)
+    reach = T.king[ksq] & targets & ~danger
+    hit = reach
+    n = popcount(reach)
     pinned = pinned_pieces(p, c, ksq)
     b = p.bb[c * 6 + KNIGHT] & ~pinned
     while b:
-        n += popcount(T.knight[pop_lsb(&b)] & targets)
+        reach = T.knight[pop_lsb(&b)] & targets
+        hit |= reach
+        n += popcount(reach)
     b = p.bb[c * 6 + BISHOP] | p.bb[c * 6 + QUEEN]
     while b:
         frm = pop_lsb(&b)
-        n += popcount(bishop_attacks(T, frm, occ) & targets & (T.line[ksq][frm] if pinned & bit(frm) else targets))
+        reach = bishop_attacks(T, frm, occ) & targets & (T.line[ksq][frm] if pinned & bit(frm) else targets)
+        hit |= reach
+        n += popcount(reach)
     b = p.bb[c * 6 + ROOK] | p.bb[c * 6 + QUEEN]
     while b:
         frm = pop_lsb(&b)
-        n += popcount(rook_attacks(T, frm, occ) & targets & (T.line[ksq][frm] if pinned & bit(frm) else targets))
-    # Pawns: a promotion is four moves.
+        reach = rook_attacks(T, frm, occ) & targets & (T.line[ksq][frm] if pinned & bit(frm) else targets)
+        hit |= reach
+        n += popcount(reach)
+    # Pawns: a promotion is four moves; only captures are attack targets.
     b = pawns & ~pinned
     pushes = shift_up(b, c) & empty
     n += popcount(pushes & ~last) + 4 * popcount(pushes & last)
     n += popcount(shift_up(pushes & third_rank, c) & empty)
     caps = (shift_up(b & ~FILE_A, c) >> 1) & enemy
+    hit |= caps
     n += popcount(caps & ~last) + 4 * popcount(caps & last)
     caps = (shift_up(b & ~FILE_H, c) << 1) & enemy
+    hit |= caps
     n += popcount(caps & ~last) + 4 * popcount(caps & last)
     b = pawns & pinned
     while b:
@@ -269,6 +303,7 @@ cdef int count_legal_as(Position* p, int c) noexcept nogil:
         pushes = shift_up(bit(frm), c) & empty
         pushes = (pushes | (shift_up(pushes & third_rank, c) & empty)) & T.line[ksq][frm]
         caps = T.pawn[c][frm] & enemy & T.line[ksq][frm]
+        hit |= caps
         n += popcount((pushes | caps) & ~last) + 4 * popcount((pushes | caps) & last)
     # En passant only for the side to move (legal_moves_as drops it for the other).
     if c == p.side and p.ep != NO_SQ:
@@ -278,6 +313,7 @@ cdef int count_legal_as(Position* p, int c) noexcept nogil:
             to = p.ep - up
             if not (attackers_to(p, ksq, (occ ^ bit(frm) ^ bit(to)) | bit(p.ep)) & p.occ[them] & ~bit(to)):
                 n += 1
+                hit |= bit(p.ep)
     # Castling, out of check: the squares the king crosses are safe by the same map.
     if c == WHITE:
         n += (p.castling & WHITE_OO) != 0 and not (occ & 0x60) and not (danger & 0x60)
@@ -287,6 +323,7 @@ cdef int count_legal_as(Position* p, int c) noexcept nogil:
             and not (danger & 0x6000000000000000ULL)
         n += (p.castling & BLACK_OOO) != 0 and not (occ & 0x0E00000000000000ULL) \
             and not (danger & 0x0C00000000000000ULL)
+    attack_targets[0] = hit
     return n
 
 

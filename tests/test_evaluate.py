@@ -588,3 +588,19 @@ def test_evaluation_does_not_change_the_board(positions):
         evaluate_board(board, packed)
         gene_raw_scores(board, packed)
         assert board.fen() == before and board.key == key and sorted(board.legal_moves()) == moves
+
+
+def test_mobility_counted_without_listing_agrees_with_the_move_list(positions):
+    # The evaluation counts each side's legal moves and their attacked squares from
+    # bitboards (pins, the king's danger map, promotions as four moves, en passant
+    # for the side to move); it must agree exactly with the listed legal moves, for
+    # both colours, in every suite, opening and random-play position.
+    from genchess_core.evaluate import mobility_terms
+    checked = 0
+    for fen in positions:
+        board = Board(fen)
+        for color in (0, 1):
+            fast, listed = mobility_terms(board, color)
+            assert fast == listed, f"{fen}, {'white' if color == 0 else 'black'}: {fast} != {listed}"
+            checked += 1
+    assert checked >= 2 * 300
