@@ -1,0 +1,54 @@
+"""scripts/sprt_builds.py: the SPRT of one build against another (issue 15's method).
+
+Building two worktrees takes minutes, so these tests check what the script would run
+(--dry-run) and its answers to bad input; the match itself is `genchess match`,
+tested on its own.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "scripts" / "sprt_builds.py"
+
+pytestmark = pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs the git repository")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          timeout=60, cwd=REPO)
+
+
+def rev(name):
+    return subprocess.run(["git", "-C", str(REPO), "rev-parse", name], capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_dry_run_prints_the_match_of_the_two_builds(tmp_path):
+    head = rev("HEAD")
+    done = run("HEAD", "HEAD", "--dry-run", "--builds", str(tmp_path), "--pgn", "s.pgn", "--resume",
+               "--elo1", "5")
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip().splitlines()[-1]
+    # The new build first (results from its side), each from its own worktree, the
+    # old build's hand-set genome for both, strict SPRT settings passed through.
+    assert f"uci:{tmp_path / head[:12] / 'genchess-uci'}" in line
+    assert f"Genome={tmp_path / head[:12] / 'genchess' / 'genomes' / 'default.genome'}" in line
+    assert line.index(f"name=new-{head[:8]}") < line.index(f"name=old-{head[:8]}")
+    assert "--sprt elo0=0 elo1=5" in line and "--tc 10+0.1" in line
+    assert line.endswith("--pgn s.pgn --resume")
+    assert not any(tmp_path.iterdir())          # a dry run builds nothing
+
+
+@pytest.mark.parametrize("args, message", [
+    (["HEAD", "no-such-branch-xyz"], "'no-such-branch-xyz' is not a commit"),
+    (["HEAD", "HEAD", "--resume"], "--resume continues the match in a PGN file"),
+])
+def test_bad_input_is_one_line_and_status_2(args, message):
+    done = run(*args, "--dry-run")
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
