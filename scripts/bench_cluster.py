@@ -87,7 +87,7 @@ def measure(scheduler: str | None, workers: int, seconds: float) -> tuple[int, f
 
 
 def fixed_jobs(count: int):
-    """`count` deterministic games: the default genome against the material genome at
+    """`count` deterministic games: the hand-set genome against the material genome at
     depth 4 from the shipped openings, colours alternating."""
     from genchess.genome import hand_set_genome, load_genome
     from genchess.genome.genome_file import DEFAULT_GENOME_PATH

@@ -2,7 +2,7 @@
 
 Each of the first `--positions` `genchess bench` positions is searched for
 `--movetime` seconds by the GA at init level 1 and at level 2, and by the
-iterative alpha-beta search, all with the default genome and a fresh engine.
+iterative alpha-beta search, all with the hand-set genome (default.genome) and a fresh engine.
 Printed per mode, over all positions: branches inserted into the reservation
 tree per second, tree nodes grown per second, and moves made per second (the
 `nodes` of the UCI info: for the GA most are replays of branches from the root
@@ -60,7 +60,7 @@ def main() -> int:
         parser.error(f"--positions must be at least 1 and --movetime above 0 "
                      f"(got {args.positions} and {args.movetime:g})")
     fens = BENCH_POSITIONS[:args.positions]
-    print(f"{len(fens)} bench positions, {args.movetime:g} s each, default genome")
+    print(f"{len(fens)} bench positions, {args.movetime:g} s each, hand-set genome")
     print(f"{'search':<22} {'branches/s':>11} {'tree nodes/s':>13} {'moves made/s':>13} {'generations':>12}")
     rates = {}
     for name, mode, level in (("ga, init level 1", "ga", 1), ("ga, init level 2", "ga", 2),

@@ -2,7 +2,7 @@
 
 1. Nodes per second on `genchess bench`'s positions (bench.run_bench: a fixed
    depth, cleared hash table per position, the engine's usual search) for the
-   full default genome and for Kendall-Whitwell material genomes: the classical
+   full hand-set genome and for Kendall-Whitwell material genomes: the classical
    weights with a legal-move weight (two move generations per evaluation, the
    costly case) and without one (popcounts only). Target: material >= 3x.
    Also the study's own player (KENDALL_WHITWELL_FEATURES, quiescence cap 3).
@@ -47,7 +47,7 @@ def main() -> int:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
     players = [
-        ("default genome (Genetic Chess, full)", hand_set_genome(), None),
+        ("hand-set genome (Genetic Chess, full)", hand_set_genome(), None),
         ("material, legal-move weight 0.1", MaterialGenome(1, [1, 3, 3, 5, 9, 0, 0.1]), None),
         ("material, no legal-move weight", MaterialGenome(2, [1, 3, 3, 5, 9, 0, 0]), None),
         ("material 0.1, Kendall-Whitwell player", MaterialGenome(1, [1, 3, 3, 5, 9, 0, 0.1]),

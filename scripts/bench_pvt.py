@@ -1,5 +1,5 @@
 """Speed of the Phoenix (PVT) kind: search nodes per second against the full
-default genome, and games per minute of the multi-niche crowding trainer.
+hand-set genome, and games per minute of the multi-niche crowding trainer.
 
 1. Every `genchess bench` position is searched to the same fixed depth from a
    cleared hash table with the textbook PVT genome and with default.genome, in

@@ -1,7 +1,7 @@
 """Search speed of GenChess against sunfish, in one run: nodes per second and time to depth.
 
 Every bench position (genchess.bench.BENCH_POSITIONS) is searched for the same
-fixed time by GenChess with the default genome, by GenChess with the material-only
+fixed time by GenChess with the hand-set genome (default.genome), by GenChess with the material-only
 genome (genchess/genomes/material.genome: every scoring gene off except Total
 Force, so the difference is the cost of the genome's evaluation terms), and by the
 pure-Python engine sunfish (`pip install sunfish`). Each search starts from a
@@ -9,7 +9,7 @@ cleared hash table, and speed is wall-clock time around the search call, so both
 engines pay for their own start-up. A "node" is what each engine counts: GenChess
 counts search and quiescence nodes, sunfish counts calls of its `bound()` (which
 also takes in its quiescence search), so the ratio compares like with like.
-Time to depth 8 from the start position (default genome) closes the report.
+Time to depth 8 from the start position (hand-set genome) closes the report.
 
     python scripts/bench_search.py [--movetime MS] [--no-sunfish]
 
@@ -116,7 +116,7 @@ def time_to_depth(depth: int) -> None:
     engine = Engine(hand_set_genome())
     engine.new_game()
     engine.set_position(START_FEN)
-    print(f"\nTime to depth {depth}, start position, default genome:")
+    print(f"\nTime to depth {depth}, start position, hand-set genome:")
 
     def on_info(info):
         if info.pv:
@@ -186,7 +186,7 @@ def main() -> None:
 
     total = {name: nps(*value) for name, value in totals.items()}
     print()
-    print(f"GenChess default genome : {total['default']:9} nps  "
+    print(f"GenChess hand-set genome: {total['default']:9} nps  "
           f"({totals['default'][0]} nodes in {totals['default'][1]:.1f} s; target >= {TARGET_NPS})"
           f"  {'ok' if total['default'] >= TARGET_NPS else 'BELOW TARGET'}")
     print(f"GenChess material genome: {total['material']:9} nps  "

@@ -2,7 +2,7 @@
 
 On the positions of genchess/data/real_games.epd (from three famous games), the GA
 tree search and the full alpha-beta search each choose a move in --movetime ms
-(same evaluation, the default genome). Debian's Stockfish scores each move at a
+(same evaluation, the hand-set genome). Debian's Stockfish scores each move at a
 fixed depth (--sf-depth, restricted to that move) against its own best move; a
 move more than --margin centipawns below the best is a blunder. Mates count as
 +-100000 cp. Prints the table and the blunder count of each search.

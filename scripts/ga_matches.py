@@ -2,7 +2,7 @@
 
 `depth`: for each depth limit, a match of the GA (search mode `ga`) against plain
 minimax (Fig. 33) and against the full alpha-beta search with PVS and null move
-(Fig. 34) at that fixed depth, same evaluation (the default genome) on both sides.
+(Fig. 34) at that fixed depth, same evaluation (the hand-set genome) on both sides.
 Budgets are matched per depth before the match: the opponent's mean time for a
 fixed-depth search over the middle-game positions (comparison_common) becomes
 the GA's fixed time per move (never below --min-ms). Each opening is played twice,

@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("epd", help="EPD file with bm operations, e.g. genchess/data/tactics.epd")
     parser.add_argument("--movetime", type=int, default=1000, metavar="MS",
                         help="search time per position (default 1000)")
-    parser.add_argument("--genome", metavar="FILE", help="genome file (default: the default genome)")
+    parser.add_argument("--genome", metavar="FILE", help="genome file (default: the hand-set genomes/default.genome)")
     parser.add_argument("--search", choices=SEARCH_MODES, default="iterative", help="search mode")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N positions")
     args = parser.parse_args()
