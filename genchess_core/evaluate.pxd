@@ -1,6 +1,7 @@
 # Genome-driven evaluation over a flat parameter struct, one scoring function per
 # evaluation kind (the genome file's `Kind:`), chosen once per call.
 
+from genchess_core.types cimport U64
 from genchess_core.position cimport Position
 from genchess_core.eval_material cimport MaterialParams
 from genchess_core.eval_pvt cimport PvtParams
@@ -30,6 +31,16 @@ cdef enum:
     EVAL_SCALE = 1000
     EVAL_LIMIT = 500000000      # evaluations are clamped well inside the mate range
 
+cdef enum:
+    PAWN_CACHE_SIZE = 16384     # entries (a power of two), about 1.4 MB
+
+cdef struct PawnEntry:
+    # The four pawn-structure genes' raw scores (advancement, passed pawns, islands,
+    # stacked pawns) of both colours, for one placement of all the pawns.
+    U64 pawns[2]
+    double raw[2][4]
+    int filled
+
 cdef struct EvalParams:
     int kind                    # an EvalKind: which scoring function and which fields below
     int order_values[6]         # each piece kind's worth for move ordering, internal units
@@ -48,6 +59,7 @@ cdef struct EvalParams:
     int confine_max_distance
     double castling_kingside
     double castling_queenside
+    PawnEntry* pawn_cache       # PAWN_CACHE_SIZE entries owned by a Searcher; NULL: none
 
 cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil
 cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil

@@ -105,23 +105,11 @@ cdef void compute_info(Position* p, const EvalParams* e, SideInfo* info) noexcep
             legal_info(p, c, &info[c])
 
 
-cdef void side_raw(const Position* p, const EvalParams* e, const SideInfo* info, int c,
-                   double* out) noexcept nogil:
-    cdef int o = c ^ 1, k, sq, r, f, d, n, files, free_files, islands, ksq, their_ksq, friendly, enemy
+cdef void pawn_raw(const Position* p, const EvalParams* e, int c, double* out) noexcept nogil:
+    """The pawn-structure genes' raw scores for colour c: they read the pawns alone."""
+    cdef int o = c ^ 1, k, sq, r, f, d, n, files, free_files, islands
     cdef U64 b, own_pawns = p.bb[c * 6 + PAWN], their_pawns = p.bb[o * 6 + PAWN]
-    cdef U64 own = p.occ[c], legal_sq, illegal_sq, reach, visited, nb, lines, path, between, enemy_att
-    cdef double s, credit
-    for k in range(N_SCORING_GENES):
-        out[k] = 0.0
-
-    if e.priority[G_TOTAL_FORCE] != 0.0:
-        s = 0.0
-        for k in range(KING):
-            s += popcount(p.bb[c * 6 + k]) * e.piece_values[k]
-        out[G_TOTAL_FORCE] = s
-
-    out[G_FREEDOM] = info[c].n_legal / 20.0
-
+    cdef double s
     if e.priority[G_PAWN_ADVANCEMENT] != 0.0:
         s = 0.0
         b = own_pawns
@@ -146,6 +134,73 @@ cdef void side_raw(const Position* p, const EvalParams* e, const SideInfo* info,
                         free_files += 1
             s += <double>free_files / files
         out[G_PASSED_PAWN] = s
+
+    if e.priority[G_PAWN_ISLANDS] != 0.0:
+        files = 0
+        for f in range(8):
+            if own_pawns & FILE_MASK[f]:
+                files |= 1 << f
+        islands = popcount(files & ~(files << 1))
+        n = popcount(own_pawns)
+        out[G_PAWN_ISLANDS] = (<double>n / islands) / 8.0 if islands else 0.0
+
+    if e.priority[G_STACKED_PAWNS] != 0.0:
+        n = 0
+        for f in range(8):
+            k = popcount(own_pawns & FILE_MASK[f])
+            if k > 1:
+                n += k - 1
+        out[G_STACKED_PAWNS] = -n
+
+
+cdef int PAWN_GENES[4]
+PAWN_GENES[:] = [G_PAWN_ADVANCEMENT, G_PASSED_PAWN, G_PAWN_ISLANDS, G_STACKED_PAWNS]
+
+
+cdef void pawn_terms(const Position* p, const EvalParams* e, int c, double* out) noexcept nogil:
+    """pawn_raw through the Searcher's pawn cache: the pawns move in few of the moves
+    of a search, so most leaves find both colours' terms already computed (the same
+    numbers, so the search is unchanged)."""
+    cdef PawnEntry* entry
+    cdef U64 white = p.bb[PAWN], black = p.bb[6 + PAWN]
+    cdef double fresh[N_SCORING_GENES]
+    cdef int k, g
+    if e.pawn_cache == NULL:
+        pawn_raw(p, e, c, out)
+        return
+    entry = &e.pawn_cache[((white * <U64>0x9E3779B97F4A7C15) ^ (black * <U64>0xC2B2AE3D27D4EB4F)) >> 50]
+    if not (entry.filled and entry.pawns[0] == white and entry.pawns[1] == black):
+        for k in range(2):
+            for g in range(4):
+                fresh[PAWN_GENES[g]] = 0.0
+            pawn_raw(p, e, k, fresh)
+            for g in range(4):
+                entry.raw[k][g] = fresh[PAWN_GENES[g]]
+        entry.pawns[0] = white
+        entry.pawns[1] = black
+        entry.filled = 1
+    for g in range(4):
+        out[PAWN_GENES[g]] = entry.raw[c][g]
+
+
+cdef void side_raw(const Position* p, const EvalParams* e, const SideInfo* info, int c,
+                   double* out) noexcept nogil:
+    cdef int o = c ^ 1, k, sq, r, f, d, n, files, free_files, islands, ksq, their_ksq, friendly, enemy
+    cdef U64 b, own_pawns = p.bb[c * 6 + PAWN], their_pawns = p.bb[o * 6 + PAWN]
+    cdef U64 own = p.occ[c], legal_sq, illegal_sq, reach, visited, nb, lines, path, between, enemy_att
+    cdef double s, credit
+    for k in range(N_SCORING_GENES):
+        out[k] = 0.0
+
+    if e.priority[G_TOTAL_FORCE] != 0.0:
+        s = 0.0
+        for k in range(KING):
+            s += popcount(p.bb[c * 6 + k]) * e.piece_values[k]
+        out[G_TOTAL_FORCE] = s
+
+    out[G_FREEDOM] = info[c].n_legal / 20.0
+
+    pawn_terms(p, e, c, out)
 
     if e.priority[G_TARGETED] != 0.0:
         s = 0.0
@@ -192,23 +247,6 @@ cdef void side_raw(const Position* p, const EvalParams* e, const SideInfo* info,
 
     if e.priority[G_CASTLING] != 0.0:
         out[G_CASTLING] = castling_score(p, e, info, c)
-
-    if e.priority[G_PAWN_ISLANDS] != 0.0:
-        files = 0
-        for f in range(8):
-            if own_pawns & FILE_MASK[f]:
-                files |= 1 << f
-        islands = popcount(files & ~(files << 1))
-        n = popcount(own_pawns)
-        out[G_PAWN_ISLANDS] = (<double>n / islands) / 8.0 if islands else 0.0
-
-    if e.priority[G_STACKED_PAWNS] != 0.0:
-        n = 0
-        for f in range(8):
-            k = popcount(own_pawns & FILE_MASK[f])
-            if k > 1:
-                n += k - 1
-        out[G_STACKED_PAWNS] = -n
 
     if e.priority[G_CHECKMATE_MATERIAL] != 0.0:
         out[G_CHECKMATE_MATERIAL] = 1.0 if can_mate(p, c) else 0.0
@@ -313,6 +351,7 @@ cdef void set_order_values(EvalParams* e, values) except *:
 
 cdef int make_params(EvalParams* e, dict packed) except -1:
     """Fill e from a genome's pack() dict; runs once per genome load."""
+    e.pawn_cache = NULL     # a Searcher attaches its own after packing
     kind = packed.get("kind", "genetic")
     if kind not in KIND_CODES:
         raise ValueError(f"unknown evaluation kind {kind!r} (known: {', '.join(KIND_CODES)})")

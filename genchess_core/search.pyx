@@ -21,7 +21,8 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
                                      unmake_null, in_check, repetition_count, move_to_uci)
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
-from genchess_core.evaluate cimport EvalParams, evaluate, make_params, EVAL_SCALE, KIND_PVT
+from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
+                                     KIND_PVT, PAWN_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
@@ -552,11 +553,15 @@ cdef class Searcher:
         if tt_resize(&self.tt, hash_mb) != 0:
             raise MemoryError(f"cannot allocate a {hash_mb} MB hash table")
         self.s.tt = &self.tt
+        self.pawn_cache = <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
+        if self.pawn_cache == NULL:
+            raise MemoryError()
         self.s.features = FEATURES_ALL
         self.pawn_unit = EVAL_SCALE
 
     def __dealloc__(self):
         tt_free(&self.tt)
+        free(self.pawn_cache)
         free(self.s)
 
     def set_hash(self, int megabytes):
@@ -572,6 +577,9 @@ cdef class Searcher:
     def set_genome(self, dict packed):
         """Load a genome's packed parameters (once per genome, not per search)."""
         make_params(&self.s.params, packed)
+        # The cached pawn terms were computed with the old genome's parameters.
+        memset(self.pawn_cache, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
+        self.s.params.pawn_cache = self.pawn_cache
         self.s.spec[0] = packed["spec_just_captured"]
         self.s.spec[1] = packed["spec_can_capture"]
         self.s.spec[2] = packed["spec_recapture"]
