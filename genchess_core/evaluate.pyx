@@ -16,7 +16,8 @@ from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_
                                      rook_attacks, bishop_attacks, queen_attacks, square_distance,
                                      FILE_A, FILE_H, DARK_SQUARES)
 from genchess_core.position cimport Position, king_square, side_attacks
-from genchess_core.movegen cimport legal_moves_as, legal_count_and_targets, attack_targets_of
+from genchess_core.movegen cimport (legal_moves_as, legal_count_and_targets, legal_count_given_danger,
+                                    attack_targets_of)
 from genchess_core.board cimport Board
 from genchess_core.eval_material cimport evaluate_material, material_params
 from genchess_core.eval_pvt cimport evaluate_pvt, pvt_params
@@ -69,12 +70,6 @@ cdef inline U64 king_spread(U64 b) noexcept nogil:
     return b | (b << 8) | (b >> 8)
 
 
-cdef inline void legal_info(Position* p, int c, SideInfo* info) noexcept nogil:
-    """Legal moves of colour c, as if it were c's turn: how many, and the squares
-    they attack (no pawn pushes, no castling); counted without listing them."""
-    info.n_legal = legal_count_and_targets(p, c, &info.legal_targets)
-
-
 cdef inline double weigh(double priority, double exponent, double s) noexcept nogil:
     if priority == 0.0 or s == 0.0:
         return 0.0
@@ -99,10 +94,15 @@ cdef void compute_info(Position* p, const EvalParams* e, SideInfo* info) noexcep
         if need_attacks:
             info[c].attacks_no_king = side_attacks(p, c, p.all, False)
             info[c].attacks = info[c].attacks_no_king | T.king[lsb(p.bb[c * 6 + KING])]
-        if e.priority[G_CONFINEMENT] != 0.0:
+        # c's attacks, its king's included, with the other king lifted off the board:
+        # the confinement gene's map, and the other side's danger map for its king
+        # in the legal-move count below (one map for both).
+        if e.priority[G_CONFINEMENT] != 0.0 or need_legal:
             info[c].attacks_xray_king = side_attacks(p, c, p.all ^ p.bb[(c ^ 1) * 6 + KING], True)
-        if need_legal:
-            legal_info(p, c, &info[c])
+    if need_legal:
+        for c in range(2):
+            info[c].n_legal = legal_count_given_danger(p, c, info[c ^ 1].attacks_xray_king,
+                                                       &info[c].legal_targets)
 
 
 cdef void pawn_raw(const Position* p, const EvalParams* e, int c, double* out) noexcept nogil:

@@ -23,6 +23,7 @@ cdef int generate_evasions(const Position* p, Move* moves) noexcept nogil
 cdef int legal_moves_as(Position* p, int c, Move* moves) noexcept nogil
 cdef int count_legal_as(Position* p, int c) noexcept nogil
 cdef int legal_count_and_targets(Position* p, int c, U64* attack_targets) noexcept nogil
+cdef int legal_count_given_danger(Position* p, int c, U64 danger, U64* attack_targets) noexcept nogil
 cdef U64 attack_targets_of(const Position* p, const Move* moves, int n) noexcept nogil
 cdef bint has_legal_move(const Position* p) noexcept nogil
 cdef bint insufficient_material(const Position* p) noexcept nogil

@@ -250,21 +250,28 @@ cdef U64 attack_targets_of(const Position* p, const Move* moves, int n) noexcept
 cdef int legal_count_and_targets(Position* p, int c, U64* attack_targets) noexcept nogil:
     """len(legal_moves_as(p, c)) and, in *attack_targets, attack_targets_of those moves,
     without listing them: popcounts and unions of each piece's target squares, about
-    twice as fast as the list. The king's safe squares come from one attack map of the
-    other side instead of a test per square; out of check that map also settles
-    castling. In check it falls back to the generator (few positions, few moves)."""
+    twice as fast as the list."""
+    return legal_count_given_danger(p, c, side_attacks(p, c ^ 1, p.all ^ p.bb[c * 6 + KING], True),
+                                    attack_targets)
+
+
+cdef int legal_count_given_danger(Position* p, int c, U64 danger, U64* attack_targets) noexcept nogil:
+    """legal_count_and_targets with the other side's attack map, its king's attacks
+    included and c's king lifted off the board (`danger`), given: the evaluation has
+    it already. The king's safe squares come from that map instead of a test per
+    square; so do check and castling. In check it falls back to the generator (few
+    positions, few moves)."""
     cdef Move moves[MAX_MOVES]
     cdef int them = c ^ 1, ksq = king_square(p, c), frm, to, n, up = 8 if c == WHITE else -8
     cdef U64 own = p.occ[c], occ = p.all, empty = ~p.all, their_king = p.bb[them * 6 + KING]
     cdef U64 enemy = p.occ[them] & ~their_king      # legal_moves_as never counts a king capture
-    cdef U64 targets = ~own & ~their_king, pinned, danger, b, pushes, caps, last = RANK_1 | RANK_8
+    cdef U64 targets = ~own & ~their_king, pinned, b, pushes, caps, last = RANK_1 | RANK_8
     cdef U64 third_rank = <U64>0xFF0000 if c == WHITE else <U64>0xFF0000000000
     cdef U64 pawns = p.bb[c * 6 + PAWN], reach, hit
-    if attackers_to(p, ksq, occ) & p.occ[them]:
+    if danger & bit(ksq):
         n = legal_moves_as(p, c, moves)
         attack_targets[0] = attack_targets_of(p, moves, n)
         return n
-    danger = side_attacks(p, them, occ ^ bit(ksq), True)
     reach = T.king[ksq] & targets & ~danger
     hit = reach
     n = popcount(reach)
