@@ -2,9 +2,11 @@
 #
 # The genome is packed once into EvalParams (priorities, exponents, normalised
 # piece values and per-gene constants, with tables such as the pawn-advancement
-# powers precomputed). Per position, the attack maps and the legal moves of both
-# sides are computed once and shared by all genes; a gene whose priority is zero
-# costs nothing, so a material-only genome evaluates at the speed of a popcount.
+# powers precomputed). Per position, the attack maps and both sides' legal-move
+# counts and attacked squares (from bitboards, no move list) are computed once and
+# shared by all genes, and the four pawn-structure genes come from a Searcher's
+# pawn cache; a gene whose priority is zero costs nothing, so a material-only
+# genome evaluates at the speed of a popcount.
 # Each gene's raw score is scaled so that a typical position scores near 1; the
 # side's score is sum(priority * sgn(S) * |S|^exponent) and the evaluation is the
 # side to move's score minus the opponent's, in EVAL_SCALE units.
@@ -185,10 +187,9 @@ cdef void pawn_terms(const Position* p, const EvalParams* e, int c, double* out)
 
 cdef void side_raw(const Position* p, const EvalParams* e, const SideInfo* info, int c,
                    double* out) noexcept nogil:
-    cdef int o = c ^ 1, k, sq, r, f, d, n, files, free_files, islands, ksq, their_ksq, friendly, enemy
-    cdef U64 b, own_pawns = p.bb[c * 6 + PAWN], their_pawns = p.bb[o * 6 + PAWN]
-    cdef U64 own = p.occ[c], legal_sq, illegal_sq, reach, visited, nb, lines, path, between, enemy_att
-    cdef double s, credit
+    cdef int o = c ^ 1, k, d, ksq, their_ksq, friendly, enemy
+    cdef U64 own = p.occ[c], legal_sq, illegal_sq, reach, visited, nb, lines, enemy_att
+    cdef double s
     for k in range(N_SCORING_GENES):
         out[k] = 0.0
 
