@@ -149,3 +149,15 @@ def test_resume_refuses_another_match(tmp_path, change, message):
     runner, _ = resume_runner(engines, change.get("games", 10), pgn, openings=change.get("openings"))
     with pytest.raises(ResumeError, match=message):
         runner.resume(pgn)
+
+
+def test_resume_knows_an_opening_file_read_from_another_directory(tmp_path):
+    a = probe(parse_engine_spec("random name=A"))
+    b = probe(parse_engine_spec("random name=B"))
+    pgn = tmp_path / "m.pgn"
+    here = [Opening(STARTING_FEN, ("e2e4",), "/one/checkout/openings.epd:1"),
+            Opening(STARTING_FEN, ("d2d4",), "/one/checkout/openings.epd:2")]
+    run([a, b], 2, tc="depth=1", pgn=pgn, openings=here)
+    there = [Opening(o.fen, o.moves, o.source.replace("/one/checkout", "/another")) for o in here]
+    runner, _ = resume_runner([a, b], 4, pgn, openings=there)
+    assert runner.resume(pgn) == 2

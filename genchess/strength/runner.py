@@ -202,8 +202,10 @@ class MatchRunner:
                     raise ResumeError(f"{where}: {headers.get('White')} - {headers.get('Black')}, "
                                       f"but this match plays {first} - {second} there (name the "
                                       f"engines as before)")
+                # Openings by file name and line: the same file read from another
+                # checkout (another directory) is the same opening.
                 opening = self.opening_of(number).source or "-"
-                if headers.get("Opening", "-") != opening:
+                if _file_and_line(headers.get("Opening", "-")) != _file_and_line(opening):
                     raise ResumeError(f"{where}: opening {headers.get('Opening')}, but this match "
                                       f"plays {opening} there (give the same --openings and --seed)")
                 control = self.control.describe()
@@ -296,6 +298,11 @@ class MatchRunner:
             if verdict != CONTINUE:
                 result.stopped = f"SPRT accepted {verdict} after {result.stats.games} games"
         return True
+
+
+def _file_and_line(source: str) -> str:
+    """`dir/openings.epd:12` -> `openings.epd:12`."""
+    return source.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _named(spec: EngineSpec, name: str) -> EngineSpec:
