@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
+from genchess.adjudication import Adjudication, Adjudicator, score_cp
 from genchess.engine import Engine
 from genchess.timeman import Limits
 from genchess_core import Board
@@ -174,6 +175,9 @@ class Player(Protocol):
     def choose_move(self, board: Board, clock: Clock | None) -> str | None:
         """A legal move in UCI notation, or None to resign."""
 
+    # Optional: `last_cp`, the score of the move just chosen from the mover's side in
+    # centipawns (mates as +-adjudication.MATE_CP), or None; score adjudication uses it.
+
 
 class EnginePlayer:
     """A genome-driven engine as a player (the trainers' and `genchess play`'s)."""
@@ -200,6 +204,12 @@ class EnginePlayer:
             limits = clock.limits(board.turn == "w")
         self.last_result = self.engine.search(limits, on_info=self.on_info)
         return self.last_result.bestmove
+
+    @property
+    def last_cp(self) -> int | None:
+        if self.last_result is None:
+            return None
+        return score_cp(self.last_result.score.cp, self.last_result.score.mate)
 
 
 def can_mate(board: Board, white: bool) -> bool:
@@ -249,11 +259,14 @@ class GameRecord:
 def play_game(white: Player, black: Player, start_fen: str | None = None,
               control: TimeControl | None = None,
               on_move: Callable[[Board, str, float, Clock | None], None] | None = None,
-              max_plies: int = 2000, opening_moves: tuple[str, ...] | list[str] = ()) -> GameRecord:
+              max_plies: int = 2000, opening_moves: tuple[str, ...] | list[str] = (),
+              adjudication: Adjudication | None = None) -> GameRecord:
     """Play one game to its end and return its record. on_move(board, move, seconds
     used, clock) follows every move. `opening_moves` are played first, from
     `start_fen`, and belong to the record (so the players see the whole game).
-    Players with an `end_game(record)` method hear the result."""
+    With `adjudication`, a game the players' scores call decided ends early
+    (termination "adjudication"). Players with an `end_game(record)` method hear
+    the result."""
     board = Board(start_fen) if start_fen else Board()
     start = board.fen()
     for move in opening_moves:
@@ -263,6 +276,7 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
     for player in players:
         player.new_game()
     moves: list[str] = list(opening_moves)
+    adjudicator = Adjudicator(adjudication) if adjudication and adjudication.active else None
 
     def finish(result, termination, reason):
         record = GameRecord(start, moves, result, termination, reason, white.name, black.name,
@@ -305,7 +319,12 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
         if move not in board.legal_moves():
             return finish(lost, "illegal move", f"{mover} loses: illegal move {move!r} "
                                                 f"in {board.fen()}")
+        fullmove = board.fullmove_number
         board.push_uci(move)
         moves.append(move)
         if on_move is not None:
             on_move(board, move, used, clock)
+        if adjudicator is not None and board.outcome(claim_draw=True).termination is None:
+            verdict = adjudicator.update(side, getattr(players[side], "last_cp", None), fullmove)
+            if verdict is not None:
+                return finish(verdict[0], "adjudication", verdict[1])

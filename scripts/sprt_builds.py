@@ -7,8 +7,10 @@ under --builds (default ~/.cache/genchess-builds/<commit>) with its Cython core
 compiled in place, and a wrapper script that starts that build's `python -m genchess`
 from its own directory, so the two builds never import each other's code. Both play
 the hand-set genome (genomes/default.genome of the OLD build) over UCI, through
-`genchess match` with strict clocks, game pairs and the SPRT; `--resume` continues a
-match from its PGN (an SPRT of hundreds of games spans sittings). docs/search-elo.md
+`genchess match` with strict clocks, game pairs and the SPRT, and fishtest's score
+adjudication (`--resign movecount=3 score=400 --draw movenumber=34 movecount=8
+score=20`; `--no-adjudication` plays every game out); `--resume` continues a match
+from its PGN (an SPRT of hundreds of games spans sittings). docs/search-elo.md
 records the results.
 """
 
@@ -22,6 +24,8 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from genchess.adjudication import FISHTEST  # noqa: E402
 DEFAULT_BUILDS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "genchess-builds"
 
 
@@ -66,6 +70,11 @@ def match_command(old: Path, new: Path, names: tuple[str, str], args) -> list[st
     command = [sys.executable, "-m", "genchess", "match", side(new, names[1]), side(old, names[0]),
                "--tc", args.tc, "--sprt", f"elo0={args.elo0:g}", f"elo1={args.elo1:g}",
                "--games", str(args.games), "--concurrency", str(args.concurrency)]
+    if args.adjudication:
+        rules = FISHTEST
+        command += ["--resign", f"movecount={rules.resign_moves}", f"score={rules.resign_score}",
+                    "--draw", f"movenumber={rules.draw_from_move}", f"movecount={rules.draw_moves}",
+                    f"score={rules.draw_score}"]
     if args.pgn:
         command += ["--pgn", args.pgn]
     if args.resume:
@@ -82,6 +91,8 @@ def main(argv=None) -> int:
     p.add_argument("--tc", default="10+0.1")
     p.add_argument("--games", type=int, default=3000, help="at most this many games (default 3000)")
     p.add_argument("--concurrency", type=int, default=2)
+    p.add_argument("--no-adjudication", dest="adjudication", action="store_false",
+                   help="play every game to its end (default: fishtest's resign and draw adjudication)")
     p.add_argument("--pgn", help="PGN file of the games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the match in --pgn")
     p.add_argument("--builds", type=Path, default=DEFAULT_BUILDS, help=f"worktrees (default {DEFAULT_BUILDS})")

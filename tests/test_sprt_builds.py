@@ -40,7 +40,11 @@ def test_dry_run_prints_the_match_of_the_two_builds(tmp_path):
     assert line.index(f"name=new-{head[:8]}") < line.index(f"name=old-{head[:8]}")
     assert "--sprt elo0=0 elo1=5" in line and "--tc 10+0.1" in line
     assert line.endswith("--pgn s.pgn --resume")
+    # fishtest's adjudication unless asked to play every game out.
+    assert "--resign movecount=3 score=400 --draw movenumber=34 movecount=8 score=20" in line
     assert not any(tmp_path.iterdir())          # a dry run builds nothing
+    done = run("HEAD", "HEAD", "--dry-run", "--builds", str(tmp_path), "--no-adjudication")
+    assert "--resign" not in done.stdout and "--draw" not in done.stdout
 
 
 @pytest.mark.parametrize("args, message", [

@@ -55,6 +55,14 @@ def add_common_arguments(p) -> None:
     p.add_argument("--concurrency", type=int, metavar="N",
                    help="games at once (default: half the cores)")
     p.add_argument("--pgn", metavar="FILE", help="append every game to this PGN file")
+    p.add_argument("--resign", nargs="+", metavar="KEY=VALUE",
+                   help="adjudicate a loss when a side's own score is SCORE cp or more below zero "
+                        "for COUNT moves in a row: movecount=COUNT score=SCORE (cutechess's; "
+                        "fishtest uses movecount=3 score=400)")
+    p.add_argument("--draw", nargs="+", metavar="KEY=VALUE",
+                   help="adjudicate a draw from full move NUMBER on when both scores stay within "
+                        "SCORE cp of zero for COUNT moves each: movenumber=NUMBER movecount=COUNT "
+                        "score=SCORE (fishtest: movenumber=34 movecount=8 score=20)")
 
 
 def parse_control(args):
@@ -67,6 +75,16 @@ def parse_control(args):
         raise UsageError(f"--timemargin must be a number of milliseconds of at least 0, not {args.timemargin:g}")
     control.margin = args.timemargin / 1000
     return control
+
+
+def parse_adjudication(args):
+    """The --resign and --draw rules, or None when neither is given."""
+    from genchess.adjudication import Adjudication
+    try:
+        rules = Adjudication.from_options(getattr(args, "resign", None), getattr(args, "draw", None))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return rules if rules.active else None
 
 
 def check_common(args) -> None:
@@ -143,11 +161,13 @@ def run_match(args) -> int:
     openings = load_openings(args, specs)
     out = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))
+    adjudication = parse_adjudication(args)
     runner = MatchRunner((specs[0], specs[1]), control, openings, games, args.concurrency, sprt,
-                         args.pgn, out)
+                         args.pgn, out, adjudication=adjudication)
     out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at {control.spelling()}, "
         f"{len(openings)} openings, {runner.concurrency} at once"
-        + (f", SPRT [{sprt.elo0:g}, {sprt.elo1:g}]" if sprt else ""))
+        + (f", SPRT [{sprt.elo0:g}, {sprt.elo1:g}]" if sprt else "")
+        + (f", adjudication: {adjudication.describe()}" if adjudication else ""))
     if args.resume:
         try:
             resumed = runner.resume(args.pgn)

@@ -32,6 +32,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 
+from genchess.adjudication import score_cp
 from genchess.match import Clock, PlayerFailed, TimeExpired
 
 STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
@@ -273,6 +274,7 @@ class ExternalPlayer:
         self.game = None
         self.restarts = 0
         self._killed = False
+        self.last_cp = None         # the last move's score, for adjudication
 
     def new_game(self) -> None:
         if self.engine is None:
@@ -315,7 +317,8 @@ class ExternalPlayer:
         timer.daemon = True
         timer.start()
         try:
-            played = self.engine.play(chess_board(board), limit, game=self.game)
+            played = self.engine.play(chess_board(board), limit, game=self.game,
+                                       info=chess.engine.INFO_SCORE)
         except chess.engine.EngineTerminatedError as e:
             self.engine = None
             if self._killed:
@@ -333,6 +336,9 @@ class ExternalPlayer:
             raise PlayerFailed("crash", f"{self.name} did not answer: {e!r}") from None
         finally:
             timer.cancel()
+        score = played.info.get("score")
+        self.last_cp = None if score is None else \
+            score_cp(score.relative.score(), score.relative.mate())
         if played.resigned:
             return None
         if played.move is None:

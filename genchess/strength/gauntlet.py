@@ -151,7 +151,8 @@ def plot(path: Path, engine: str, rows, fit) -> None:
 
 
 def run_gauntlet(args, out=print) -> int:
-    from genchess.strength.cli import UsageError, load_openings, parse_control, probe_all
+    from genchess.strength.cli import (UsageError, load_openings, parse_adjudication, parse_control,
+                                       probe_all)
     from genchess.strength.ratings import Opponent, fit_rating
     from genchess.strength.runner import MatchRunner
     from genchess.strength.engines import SpecError, parse_engine_spec
@@ -168,6 +169,7 @@ def run_gauntlet(args, out=print) -> int:
     games = args.games or s.get("games", 20)
     engine_text = args.engine or s.get("engine", "genchess")
     control = parse_control(args)
+    adjudication = parse_adjudication(args)
     engine = probe_all([engine_text])[0]
     todo = []
     for anchor in config.anchors:
@@ -194,7 +196,8 @@ def run_gauntlet(args, out=print) -> int:
         out(f"--- {engine.name} vs {anchor.name} ({anchor.rating if anchor.rating is not None else 'unmeasured'}): "
             f"{games} games at {control.spelling()}")
         runner = MatchRunner((engine, opponent), control, openings, games, args.concurrency,
-                             None, args.pgn, out, event=f"GenChess gauntlet {config.path.name}")
+                             None, args.pgn, out, event=f"GenChess gauntlet {config.path.name}",
+                             adjudication=adjudication)
         result = runner.run()
         for line in result.summary_lines():
             out(line)

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+from genchess.adjudication import Adjudication
 from genchess.match import GameRecord, TimeControl, play_game
 from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
@@ -43,6 +44,7 @@ class MatchJob:
     opening: Opening
     control: TimeControl
     max_plies: int = MAX_PLIES
+    adjudication: Adjudication | None = None
 
     @property
     def pair(self) -> int:
@@ -78,7 +80,7 @@ def play_match_job(job: MatchJob) -> tuple[MatchJob, GameRecord]:
     first, second = _players(job.engines)
     white, black = (first, second) if job.first_is_white else (second, first)
     record = play_game(white, black, job.opening.fen, job.control, max_plies=job.max_plies,
-                       opening_moves=job.opening.moves)
+                       opening_moves=job.opening.moves, adjudication=job.adjudication)
     return job, record
 
 
@@ -139,7 +141,8 @@ class MatchRunner:
                  openings: list[Opening], games: int, concurrency: int | None = None,
                  sprt: Sprt | None = None, pgn_path: str | None = None,
                  out: Callable[[str], None] = print, event: str = "GenChess match",
-                 executor_factory=None, max_plies: int = MAX_PLIES):
+                 executor_factory=None, max_plies: int = MAX_PLIES,
+                 adjudication: Adjudication | None = None):
         self.engines = engines
         self.control = control
         self.openings = openings
@@ -150,6 +153,7 @@ class MatchRunner:
         self.out = out
         self.event = event
         self.max_plies = max_plies
+        self.adjudication = adjudication
         self.executor_factory = executor_factory or executors.local_process_pool
         names = [spec.name or spec.text for spec in engines]
         if names[0] == names[1]:
@@ -167,7 +171,7 @@ class MatchRunner:
         for number in range(self.games):
             if number not in self._done:
                 yield MatchJob(number, self.engines, self.opening_of(number), self.control,
-                               self.max_plies)
+                               self.max_plies, self.adjudication)
 
     def resume(self, pgn_path) -> int:
         """Count the games of this match already in `pgn_path` (by their Round tags,
