@@ -34,6 +34,15 @@ cdef enum:
 cdef enum:
     PAWN_CACHE_SIZE = 16384     # entries (a power of two), about 1.4 MB
 
+cdef enum:
+    EVAL_CACHE_SIZE = 65536     # entries (a power of two), 1 MB
+
+cdef struct EvalEntry:
+    # One position's Genetic Chess evaluation, by its Zobrist key.
+    U64 key
+    int score
+    int filled
+
 cdef struct PawnEntry:
     # The four pawn-structure genes' raw scores (advancement, passed pawns, islands,
     # stacked pawns) of both colours, for one placement of all the pawns.
@@ -60,6 +69,7 @@ cdef struct EvalParams:
     double castling_kingside
     double castling_queenside
     PawnEntry* pawn_cache       # PAWN_CACHE_SIZE entries owned by a Searcher; NULL: none
+    EvalEntry* eval_cache       # EVAL_CACHE_SIZE entries owned by a Searcher; NULL: none
 
 cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil
 cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil

@@ -309,7 +309,26 @@ cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil:
         return evaluate_material(p, &e.material)
     if e.kind == KIND_PVT:
         return evaluate_pvt(p, &e.pvt)
-    return evaluate_genetic(p, e)
+    return cached_evaluate_genetic(p, e)
+
+
+cdef inline int cached_evaluate_genetic(Position* p, const EvalParams* e) noexcept nogil:
+    """evaluate_genetic through the Searcher's evaluation cache: a search meets the
+    same position again and again (transpositions, null-window re-searches,
+    aspiration re-searches, the static evaluation of a node and its stand-pat),
+    and the Genetic Chess evaluation, which counts both sides' legal moves, is
+    the costliest thing in a node. The same number comes back, so the search is
+    unchanged."""
+    cdef EvalEntry* entry
+    if e.eval_cache == NULL:
+        return evaluate_genetic(p, e)
+    entry = &e.eval_cache[p.key & (EVAL_CACHE_SIZE - 1)]
+    if entry.filled and entry.key == p.key:
+        return entry.score
+    entry.score = evaluate_genetic(p, e)
+    entry.key = p.key
+    entry.filled = 1
+    return entry.score
 
 
 cdef int evaluate_genetic(Position* p, const EvalParams* e) noexcept nogil:
@@ -353,6 +372,7 @@ cdef void set_order_values(EvalParams* e, values) except *:
 cdef int make_params(EvalParams* e, dict packed) except -1:
     """Fill e from a genome's pack() dict; runs once per genome load."""
     e.pawn_cache = NULL     # a Searcher attaches its own after packing
+    e.eval_cache = NULL
     kind = packed.get("kind", "genetic")
     if kind not in KIND_CODES:
         raise ValueError(f"unknown evaluation kind {kind!r} (known: {', '.join(KIND_CODES)})")

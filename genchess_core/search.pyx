@@ -22,7 +22,7 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
-                                     KIND_PVT, PAWN_CACHE_SIZE)
+                                     KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
@@ -554,7 +554,8 @@ cdef class Searcher:
             raise MemoryError(f"cannot allocate a {hash_mb} MB hash table")
         self.s.tt = &self.tt
         self.pawn_cache = <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
-        if self.pawn_cache == NULL:
+        self.eval_cache = <EvalEntry*>calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
+        if self.pawn_cache == NULL or self.eval_cache == NULL:
             raise MemoryError()
         self.s.features = FEATURES_ALL
         self.pawn_unit = EVAL_SCALE
@@ -562,6 +563,7 @@ cdef class Searcher:
     def __dealloc__(self):
         tt_free(&self.tt)
         free(self.pawn_cache)
+        free(self.eval_cache)
         free(self.s)
 
     def set_hash(self, int megabytes):
@@ -577,9 +579,11 @@ cdef class Searcher:
     def set_genome(self, dict packed):
         """Load a genome's packed parameters (once per genome, not per search)."""
         make_params(&self.s.params, packed)
-        # The cached pawn terms were computed with the old genome's parameters.
+        # The cached pawn terms and evaluations were computed with the old genome's parameters.
         memset(self.pawn_cache, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
+        memset(self.eval_cache, 0, EVAL_CACHE_SIZE * sizeof(EvalEntry))
         self.s.params.pawn_cache = self.pawn_cache
+        self.s.params.eval_cache = self.eval_cache
         self.s.spec[0] = packed["spec_just_captured"]
         self.s.spec[1] = packed["spec_can_capture"]
         self.s.spec[2] = packed["spec_recapture"]

@@ -604,3 +604,23 @@ def test_mobility_counted_without_listing_agrees_with_the_move_list(positions):
             assert fast == listed, f"{fen}, {'white' if color == 0 else 'black'}: {fast} != {listed}"
             checked += 1
     assert checked >= 2 * 300
+
+
+def test_the_searchers_evaluation_cache_returns_the_uncached_evaluation(positions):
+    # The Searcher evaluates through a whole-position cache: every evaluation, the
+    # first and the repeated, equals the direct one; a new genome starts afresh.
+    from genchess.engine import Engine
+    rng = random.Random(SEED + 7)
+    first, second = hand_set_genome(), Genome.random(rng, 1)
+    searcher = Engine(first).searcher
+    sample = positions[:200]
+    for _ in range(2):
+        for fen in sample:
+            assert searcher.evaluate(Board(fen)) == evaluate_board(Board(fen), first.pack())
+    searcher.set_genome(second.pack())
+    changed = 0
+    for fen in sample:
+        expected = evaluate_board(Board(fen), second.pack())
+        assert searcher.evaluate(Board(fen)) == expected
+        changed += expected != evaluate_board(Board(fen), first.pack())
+    assert changed > len(sample) // 2       # the genomes really differ
