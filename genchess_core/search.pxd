@@ -17,7 +17,8 @@ cdef enum:
     USE_CHECK_EXTENSION = 64
     USE_PVS = 128
     USE_MATE_DISTANCE = 256
-    FEATURES_ALL = 511
+    USE_QS_SEE = 1024       # quiescence skips captures that lose material by SEE
+    FEATURES_ALL = 511 | USE_QS_SEE
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,

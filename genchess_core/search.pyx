@@ -27,6 +27,7 @@ from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
+from genchess_core.see cimport see
 
 cdef int PIECE_ORDER_VALUE[6]
 PIECE_ORDER_VALUE[:] = [1, 3, 3, 5, 9, 20]
@@ -210,6 +211,11 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     order_moves(s, moves, scores, n, MOVE_NONE, ply)
     for i in range(n):
         pick_move(moves, scores, i, n)
+        # Step 1. SEE pruning: a capture that loses material on its square cannot
+        # raise a stand-pat score, except through a tactic (a pin, a discovered
+        # attack) that quiescence would not follow anyway. Never in check.
+        if not checked and s.features & USE_QS_SEE and see(p, moves[i]) < 0:
+            continue
         make_move(p, moves[i], &u)
         score = -quiesce(s, -beta, -alpha, ply + 1)
         unmake_move(p, moves[i], &u)
@@ -529,7 +535,7 @@ FEATURE_NAMES = {
     "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
     "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
-    "value_ordering": USE_VALUE_ORDERING,
+    "value_ordering": USE_VALUE_ORDERING, "qs_see": USE_QS_SEE,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
