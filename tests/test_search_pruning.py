@@ -17,7 +17,7 @@ from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
 from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, search
 
 # The selective switches: each may cut the tree, so each is checked here.
-PRUNING_FEATURES = ["qs_see"]
+PRUNING_FEATURES = ["qs_see", "rfp"]
 
 MATES_IN_ONE = MATE_IN_1 + [
     # Scholar's mate: the queen takes a pawn the king guards (ignoring the c4 bishop).
@@ -100,3 +100,20 @@ def test_quiescence_skips_a_losing_capture_and_keeps_a_winning_one():
         assert with_see.bestmove == without.bestmove == "d1g4"
         if depth >= 2:
             assert with_see.nodes < without.nodes
+
+
+# --------------------------------------------------------------------------- reverse futility
+
+def test_a_big_lead_does_not_hide_a_mate_threat():
+    # White is two rooks for a bishop up, but ...Qg2 is mate (the b7 bishop behind
+    # the queen): 26 of White's 32 moves allow it. Reverse futility in the nodes
+    # below must not stand on White's lead and miss the threat.
+    fen = "6k1/1b3ppp/8/8/8/5q2/5P1P/QRR3K1 w - - 0 1"
+    for depth in (2, 3, 4, 5, 6):
+        result = search(fen, depth=depth, features=ALL_FEATURES)
+        board = chess.Board(fen)
+        board.push_uci(result.bestmove)
+        for reply in list(board.legal_moves):
+            board.push(reply)
+            assert not board.is_checkmate(), f"depth {depth}: {result.bestmove} allows {reply}"
+            board.pop()
