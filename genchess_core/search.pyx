@@ -40,6 +40,7 @@ cdef enum:
     CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
     RFP_MAX_DEPTH = 6           # reverse futility pruning acts this close to the leaves
     RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
+    FUTILITY_MAX_DEPTH = 3      # futility pruning of quiet moves this close to the leaves
 
 
 cdef double monotonic_seconds() noexcept nogil:
@@ -243,7 +244,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef int scores[MAX_MOVES]
     cdef Undo u
     cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound, static_eval
-    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet
+    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet, futile
     cdef bint use_ab = s.features & USE_ALPHABETA
     cdef bint ordered = s.features & (USE_ORDERING | USE_VALUE_ORDERING)
     cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE
@@ -298,16 +299,25 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     static_eval = -INFINITE_SCORE
     if use_ab and not pv_node and not checked and (
             (s.features & USE_RFP and depth <= RFP_MAX_DEPTH)
+            or (s.features & USE_FUTILITY and depth <= FUTILITY_MAX_DEPTH)
             or (s.features & USE_NULL_MOVE and null_ok and depth >= 3)):
         static_eval = evaluate(p, &s.params)
 
-    # Step 2. Reverse futility pruning (static null move): so close to the leaves, a
+    # Step 2a. Reverse futility pruning (static null move): so close to the leaves, a
     # position this far above beta stays above it whatever the opponent does, short
     # of a tactic a margin of a pawn per ply covers. Not when beta is a mate score.
     if (s.features & USE_RFP and static_eval > -INFINITE_SCORE and depth <= RFP_MAX_DEPTH
             and -MATE_BOUND < beta < MATE_BOUND
             and static_eval - depth * (s.pawn_value * RFP_MARGIN_PERCENT // 100) >= beta):
         return static_eval
+
+    # Futility pruning (below, in the move loop) applies where even a margin of a
+    # pawn per ply of depth, and one more, leaves the static evaluation under alpha.
+    # No razoring (dropping such a node straight into quiescence): quiescence
+    # searches no quiet checks, so it would miss a quiet mate in one in the tree.
+    futile = (s.features & USE_FUTILITY and static_eval > -INFINITE_SCORE
+              and depth <= FUTILITY_MAX_DEPTH and -MATE_BOUND < alpha < MATE_BOUND
+              and static_eval + (depth + 1) * s.pawn_value <= alpha)
 
     # Null-move pruning: if passing still fails high, a real move will too. Not in
     # check, not in PV nodes, and not without pieces (zugzwang is common then).
@@ -336,6 +346,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             m = moves[i]
         quiet = not (move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO))
         make_move(p, m, &u)
+        # Step 2b. Futility pruning: in a futile node a quiet move that gives no check
+        # cannot gain the material it needs; skipped once a real score is in hand.
+        if futile and quiet and best > -MATE_BOUND and not in_check(p):
+            unmake_move(p, m, &u)
+            continue
         if not use_ab:
             score = -negamax(s, depth - 1, -INFINITE_SCORE, INFINITE_SCORE, ply + 1, True)
         elif i == 0 or not (s.features & USE_PVS):
@@ -555,6 +570,7 @@ FEATURE_NAMES = {
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
     "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
     "value_ordering": USE_VALUE_ORDERING, "qs_see": USE_QS_SEE, "rfp": USE_RFP,
+    "futility": USE_FUTILITY,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
