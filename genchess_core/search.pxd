@@ -18,7 +18,9 @@ cdef enum:
     USE_PVS = 128
     USE_MATE_DISTANCE = 256
     USE_QS_SEE = 1024       # quiescence skips captures that lose material by SEE
-    FEATURES_ALL = 511 | USE_QS_SEE
+    USE_RFP = 2048          # reverse futility pruning (static null move) near the leaves
+    USE_FUTILITY = 8192     # quiet moves that cannot lift a node far below alpha are skipped
+    FEATURES_ALL = 511 | USE_QS_SEE | USE_RFP | USE_FUTILITY
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -47,6 +49,7 @@ cdef struct SearchState:
     int seldepth
     int features
     int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap
+    int pawn_value              # the genome's pawn in evaluation units: pruning margins scale with it
     int mode
     double spec[4]              # budget mode: just captured, can capture, recapture, default
     Move root_moves[256]

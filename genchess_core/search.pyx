@@ -22,7 +22,7 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
-                                     KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
+                                     EVAL_LIMIT, KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
@@ -38,6 +38,9 @@ cdef enum:
     SCORE_KILLER = 1 << 27
     HISTORY_MAX = 1 << 24
     CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
+    RFP_MAX_DEPTH = 6           # reverse futility pruning acts this close to the leaves
+    RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
+    FUTILITY_MAX_DEPTH = 3      # futility pruning of quiet moves this close to the leaves
 
 
 cdef double monotonic_seconds() noexcept nogil:
@@ -240,8 +243,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Undo u
-    cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound
-    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet
+    cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound, static_eval
+    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet, futile
     cdef bint use_ab = s.features & USE_ALPHABETA
     cdef bint ordered = s.features & (USE_ORDERING | USE_VALUE_ORDERING)
     cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE
@@ -291,11 +294,36 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         or (bound == BOUND_UPPER and score <= alpha):
                     return score
 
+    # One static evaluation for the pruning decisions below, only where one of them
+    # can act: the genome's evaluation is the costliest thing in a node.
+    static_eval = -INFINITE_SCORE
+    if use_ab and not pv_node and not checked and (
+            (s.features & USE_RFP and depth <= RFP_MAX_DEPTH)
+            or (s.features & USE_FUTILITY and depth <= FUTILITY_MAX_DEPTH)
+            or (s.features & USE_NULL_MOVE and null_ok and depth >= 3)):
+        static_eval = evaluate(p, &s.params)
+
+    # Step 2a. Reverse futility pruning (static null move): so close to the leaves, a
+    # position this far above beta stays above it whatever the opponent does, short
+    # of a tactic a margin of a pawn per ply covers. Not when beta is a mate score.
+    if (s.features & USE_RFP and static_eval > -INFINITE_SCORE and depth <= RFP_MAX_DEPTH
+            and -MATE_BOUND < beta < MATE_BOUND
+            and static_eval - depth * (s.pawn_value * RFP_MARGIN_PERCENT // 100) >= beta):
+        return static_eval
+
+    # Futility pruning (below, in the move loop) applies where even a margin of a
+    # pawn per ply of depth, and one more, leaves the static evaluation under alpha.
+    # No razoring (dropping such a node straight into quiescence): quiescence
+    # searches no quiet checks, so it would miss a quiet mate in one in the tree.
+    futile = (s.features & USE_FUTILITY and static_eval > -INFINITE_SCORE
+              and depth <= FUTILITY_MAX_DEPTH and -MATE_BOUND < alpha < MATE_BOUND
+              and static_eval + (depth + 1) * s.pawn_value <= alpha)
+
     # Null-move pruning: if passing still fails high, a real move will too. Not in
     # check, not in PV nodes, and not without pieces (zugzwang is common then).
     if (s.features & USE_NULL_MOVE and null_ok and use_ab and not pv_node and not checked
             and depth >= 3 and has_non_pawn_material(p) and beta < MATE_BOUND
-            and evaluate(p, &s.params) >= beta):
+            and static_eval >= beta):
         R = 3 if depth >= 6 else 2
         make_null(p, &u)
         score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
@@ -318,6 +346,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             m = moves[i]
         quiet = not (move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO))
         make_move(p, m, &u)
+        # Step 2b. Futility pruning: in a futile node a quiet move that gives no check
+        # cannot gain the material it needs; skipped once a real score is in hand.
+        if futile and quiet and best > -MATE_BOUND and not in_check(p):
+            unmake_move(p, m, &u)
+            continue
         if not use_ab:
             score = -negamax(s, depth - 1, -INFINITE_SCORE, INFINITE_SCORE, ply + 1, True)
         elif i == 0 or not (s.features & USE_PVS):
@@ -536,7 +569,8 @@ FEATURE_NAMES = {
     "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
     "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
-    "value_ordering": USE_VALUE_ORDERING, "qs_see": USE_QS_SEE,
+    "value_ordering": USE_VALUE_ORDERING, "qs_see": USE_QS_SEE, "rfp": USE_RFP,
+    "futility": USE_FUTILITY,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -566,6 +600,7 @@ cdef class Searcher:
             raise MemoryError()
         self.s.features = FEATURES_ALL
         self.pawn_unit = EVAL_SCALE
+        self.s.pawn_value = EVAL_SCALE
 
     def __dealloc__(self):
         tt_free(&self.tt)
@@ -600,6 +635,7 @@ cdef class Searcher:
         else:
             unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
         self.pawn_unit = unit if unit > 0 else EVAL_SCALE
+        self.s.pawn_value = <int>min(self.pawn_unit, EVAL_LIMIT / 16.0)
 
     @property
     def features(self):

@@ -17,7 +17,7 @@ from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
 from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, search
 
 # The selective switches: each may cut the tree, so each is checked here.
-PRUNING_FEATURES = ["qs_see"]
+PRUNING_FEATURES = ["qs_see", "rfp", "futility"]
 
 MATES_IN_ONE = MATE_IN_1 + [
     # Scholar's mate: the queen takes a pawn the king guards (ignoring the c4 bishop).
@@ -100,3 +100,48 @@ def test_quiescence_skips_a_losing_capture_and_keeps_a_winning_one():
         assert with_see.bestmove == without.bestmove == "d1g4"
         if depth >= 2:
             assert with_see.nodes < without.nodes
+
+
+# --------------------------------------------------------------------------- reverse futility
+
+def test_a_big_lead_does_not_hide_a_mate_threat():
+    # White is two rooks for a bishop up, but ...Qg2 is mate (the b7 bishop behind
+    # the queen): 26 of White's 32 moves allow it. Reverse futility in the nodes
+    # below must not stand on White's lead and miss the threat.
+    fen = "6k1/1b3ppp/8/8/8/5q2/5P1P/QRR3K1 w - - 0 1"
+    for depth in (2, 3, 4, 5, 6):
+        result = search(fen, depth=depth, features=ALL_FEATURES)
+        board = chess.Board(fen)
+        board.push_uci(result.bestmove)
+        for reply in list(board.legal_moves):
+            board.push(reply)
+            assert not board.is_checkmate(), f"depth {depth}: {result.bestmove} allows {reply}"
+            board.pop()
+
+
+# --------------------------------------------------------------------------- futility pruning
+
+def test_a_side_far_behind_still_finds_a_mate_by_quiet_checks():
+    # White is a rook and more down (Q+N against Q+2R) but mates in two:
+    # Qg8+ Rxg8 Nf7#, two quiet checks. After Rxg8 White is a queen down more, the
+    # node is futile, and every quiet move but a check is skipped: the mate stays.
+    fen = "r6k/6pp/7N/8/2Q5/q7/1r4PP/6K1 w - - 0 1"
+    for depth in (3, 4, 5, 6):
+        result = search(fen, depth=depth, features=ALL_FEATURES)
+        assert result.bestmove == "c4g8", f"depth {depth}: {result.bestmove}"
+        assert result.score == Score(mate=2)
+
+
+def test_futility_pruning_skips_quiet_moves_in_a_lost_position():
+    # Black is a queen and rook down: in its nodes near the leaves no quiet move
+    # can make up the difference, so futility pruning cuts there (the plain
+    # search with only alpha-beta, ordering, quiescence and PVS beside it, so no
+    # other pruning hides the difference) and chooses the same move.
+    fen = "4k3/pp3ppp/8/8/8/8/PPQ2PPP/3R2K1 b - - 0 1"
+    bit = FEATURE_NAMES["futility"]
+    plain = sum(FEATURE_NAMES[name] for name in ("alphabeta", "ordering", "quiescence", "pvs"))
+    for depth in (3, 4):
+        with_it = search(fen, depth=depth, features=plain | bit)
+        without = search(fen, depth=depth, features=plain)
+        assert with_it.nodes < without.nodes
+        assert_legal(chess.Board(fen), with_it.bestmove)
