@@ -71,7 +71,10 @@ def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, out=print) -> tuple[in
             f"nodes {result.nodes:9}  {fen}")
     out("")
     out("===========================")
-    out(f"Total time (ms) : {int(elapsed * 1000)}")
+    # As Stockfish: whole milliseconds, at least one, and nodes per second from them,
+    # so that the three lines agree even for a bench of a few milliseconds.
+    milliseconds = max(1, round(elapsed * 1000))
+    out(f"Total time (ms) : {milliseconds}")
     out(f"Nodes searched  : {total_nodes}")
-    out(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
+    out(f"Nodes/second    : {total_nodes * 1000 // milliseconds}")
     return total_nodes, elapsed
