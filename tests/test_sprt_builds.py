@@ -50,9 +50,41 @@ def test_dry_run_prints_the_match_of_the_two_builds(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["HEAD", "no-such-branch-xyz"], "'no-such-branch-xyz' is not a commit"),
     (["HEAD", "HEAD", "--resume"], "--resume continues the match in a PGN file"),
+    (["HEAD", "HEAD", "HEAD", "--pgn", "s.pgn"], "give --pgn-dir DIR, not --pgn"),
+    (["HEAD", "HEAD", "HEAD"], "give --pgn-dir DIR, not --pgn"),
+    (["HEAD", "HEAD", "--pgn-dir", "d"], "--pgn-dir is for a chain"),
+    (["HEAD", "HEAD", "no-such-branch-xyz", "--pgn-dir", "d"], "'no-such-branch-xyz' is not a commit"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):
     done = run(*args, "--dry-run")
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_chain_tests_each_step_against_the_one_before(tmp_path):
+    # HEAD~2 -> HEAD~1 -> HEAD: two pairs, each with its own PGN; --resume only
+    # for the pair whose PGN exists already.
+    old, mid, new = rev("HEAD~2"), rev("HEAD~1"), rev("HEAD")
+    (tmp_path / "sprt-HEAD_1.pgn").write_text("")
+    done = run("HEAD~2", "HEAD~1", "HEAD", "--dry-run", "--builds", str(tmp_path / "b"),
+               "--pgn-dir", str(tmp_path), "--resume")
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.strip().splitlines()
+    assert f"name=new-{mid[:8]}" in first and f"name=old-{old[:8]}" in first
+    assert f"name=new-{new[:8]}" in second and f"name=old-{mid[:8]}" in second
+    assert first.endswith(f"--pgn {tmp_path / 'sprt-HEAD_1.pgn'} --resume")
+    assert second.endswith(f"--pgn {tmp_path / 'sprt-HEAD.pgn'}")
+
+
+def test_the_chain_reads_the_verdict_from_the_match_output(capsys):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sprt_builds", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for last, verdict in [("Stopped: SPRT accepted H1 after 386 games", "H1"),
+                          ("Stopped: SPRT accepted H0 after 90 games", "H0"),
+                          ("Stopped: interrupted", "none"), ("", "none")]:
+        command = [sys.executable, "-c", f"print('Game 1/2'); print({last!r})"]
+        assert module.run_match(command) == verdict
+        assert "Game 1/2" in capsys.readouterr().out      # the match's output passes through
