@@ -21,7 +21,12 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+try:
+    import genchess_core.board  # noqa: F401  (an installed or in-place-built GenChess)
+except ImportError:
+    # Only a checkout without an install goes on sys.path, after the installed
+    # GenChess would have been found: processes this one spawns inherit sys.path.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genchess.bench import BENCH_POSITIONS  # noqa: E402
 from genchess.engine import Engine  # noqa: E402

@@ -31,8 +31,15 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from genchess.adjudication import FISHTEST  # noqa: E402
+try:
+    from genchess.adjudication import FISHTEST
+except ImportError:
+    # Run from a checkout with no GenChess installed. Only then is the checkout put
+    # on sys.path: an installed GenChess must win, because processes this one
+    # spawns (dask's workers, under the tests) inherit sys.path, and the checkout's
+    # genchess_core has no compiled modules unless it was built in place.
+    sys.path.insert(0, str(REPO))
+    from genchess.adjudication import FISHTEST
 DEFAULT_BUILDS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "genchess-builds"
 
 

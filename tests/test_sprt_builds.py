@@ -77,8 +77,11 @@ def test_a_chain_tests_each_step_against_the_one_before(tmp_path):
     assert second.endswith(f"--pgn {tmp_path / 'sprt-HEAD.pgn'}")
 
 
-def test_the_chain_reads_the_verdict_from_the_match_output(capsys):
+def test_the_chain_reads_the_verdict_from_the_match_output(capsys, monkeypatch):
     import importlib.util
+    # Whatever the script does to sys.path stays in this test: processes spawned
+    # later (the cluster tests' dask workers) inherit sys.path.
+    monkeypatch.setattr(sys, "path", list(sys.path))
     spec = importlib.util.spec_from_file_location("sprt_builds", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
