@@ -47,6 +47,26 @@ def start_xvfb(xvfb: str) -> tuple[subprocess.Popen, str]:
     return proc, f":{number}"
 
 
+def screenshot_once_drawn(importer: str, display: str, shot: Path, gui: subprocess.Popen,
+                          patience: float = 60.0) -> bool:
+    """Photograph the display a few moves into the game, once xboard has drawn its window.
+
+    A fixed wait is not enough: on a loaded two-core machine xboard can take longer than
+    that to map its window, and the picture is then one flat colour (a PNG of a few
+    hundred bytes). So take pictures until one is a real board or the game is over.
+    """
+    time.sleep(3)                                   # a few moves into the game
+    deadline = time.monotonic() + patience
+    while True:
+        subprocess.run([importer, "-display", display, "-window", "root", str(shot)],
+                       check=True, timeout=30, capture_output=True)
+        if shot.stat().st_size > 10_000:            # a real picture, not a blank screen
+            return True
+        if gui.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(1)
+
+
 def test_xboard_match_mode_game_is_legal_and_not_lost_on_our_clock(tmp_path):
     xboard = tool("xboard", "xboard")
     xvfb = tool("Xvfb", "xvfb")
@@ -69,9 +89,7 @@ def test_xboard_match_mode_game_is_legal_and_not_lost_on_our_clock(tmp_path):
     try:
         gui = subprocess.Popen(argv, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
-        time.sleep(5)                               # a few moves into the game
-        subprocess.run([importer, "-display", display, "-window", "root", str(shot)],
-                       check=True, timeout=30, capture_output=True)
+        took_picture = screenshot_once_drawn(importer, display, shot, gui)
         try:
             gui.wait(timeout=120)
         except subprocess.TimeoutExpired:
@@ -81,7 +99,8 @@ def test_xboard_match_mode_game_is_legal_and_not_lost_on_our_clock(tmp_path):
         display_proc.kill()
         display_proc.wait()
     print(f"\nscreenshot of the xboard window: {shot}")
-    assert shot.stat().st_size > 10_000             # a real picture, not an empty file
+    assert took_picture, (f"the xboard window never showed on the virtual display "
+                          f"(last screenshot {shot.stat().st_size} bytes)")
 
     with open(games) as f:
         game = chess.pgn.read_game(f)
