@@ -24,6 +24,7 @@ from its PGN where one exists, so a chain spans sittings too.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shlex
 import subprocess
@@ -66,6 +67,10 @@ def prepare(commit: str, builds: Path, out=print) -> Path:
         if done.returncode != 0:
             raise BuildError(f"git worktree add {tree}: {done.stderr.strip()}")
     if not list((tree / "genchess_core").glob("search*.so")) and not list((tree / "genchess_core").glob("search*.pyd")):
+        if importlib.util.find_spec("Cython") is None:
+            # pip's editable install builds in an isolated environment, so Cython need not be here.
+            raise BuildError(f"building {commit[:12]} needs Cython in {sys.executable}: "
+                             "pip install Cython setuptools")
         out(f"building {commit[:12]} (a few minutes)")
         done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tree,
                               capture_output=True, text=True)

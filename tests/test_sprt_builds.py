@@ -91,3 +91,19 @@ def test_the_chain_reads_the_verdict_from_the_match_output(capsys, monkeypatch):
         command = [sys.executable, "-c", f"print('Game 1/2'); print({last!r})"]
         assert module.run_match(command) == verdict
         assert "Game 1/2" in capsys.readouterr().out      # the match's output passes through
+
+
+def test_a_build_without_cython_says_what_to_install(tmp_path, monkeypatch):
+    import importlib.util
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    spec = importlib.util.spec_from_file_location("sprt_builds", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tree = tmp_path / "0123456789ab"
+    (tree / "genchess_core").mkdir(parents=True)
+    (tree / "setup.py").write_text("")              # a checked-out worktree, not built yet
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "Cython" else real_find_spec(name, *rest))
+    with pytest.raises(module.BuildError, match="needs Cython in .*pip install Cython setuptools"):
+        module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
