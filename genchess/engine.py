@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from genchess.genome import Genome, hand_set_genome
-from genchess.timeman import Limits, allocate
+from genchess.timeman import GuiLag, Limits, allocate
 from genchess_core import Board, STARTING_FEN
 from genchess_core.gasearch import DEFAULT_POOL_NODES
 from genchess_core.search import MATE, MATE_THRESHOLD, Searcher
@@ -82,6 +82,8 @@ class BackgroundSearch:
         # Set once the best move is handed over: from then on the engine is idle
         # even if its thread has not quite exited (a GUI may answer at once).
         self._delivered = threading.Event()
+        # Learnt from the GUI's clock move by move; kept across games (same GUI).
+        self.gui_lag = GuiLag()
 
     def set_position(self, fen: str | None = None, moves=()) -> None:
         """Set the position; on a bad FEN or move raise FenError/MoveError and keep the old one."""
@@ -127,6 +129,9 @@ class BackgroundSearch:
         raise NotImplementedError
 
     def _run(self, limits, on_info, on_bestmove):
+        board = self.board
+        ply = 2 * (board.fullmove_number - 1) + (board.turn == "b")
+        self.gui_lag.search_started(limits, ply, board.turn == "w")
         try:
             result = self._think(limits, on_info)
         except Exception:
@@ -141,6 +146,7 @@ class BackgroundSearch:
         self._delivered.set()
         if on_bestmove is not None:
             on_bestmove(result)
+        self.gui_lag.move_sent(time.monotonic())
 
 
 class Engine(BackgroundSearch):
@@ -201,7 +207,7 @@ class Engine(BackgroundSearch):
         moves_played = self.board.fullmove_number - 1
         mean, spread = self.look_ahead
         return allocate(limits, self.board.turn == "w", moves_played, mean, spread,
-                        self.move_overhead_ms)
+                        self.move_overhead_ms, self.gui_lag.estimate_ms)
 
     def _arm(self) -> None:
         self.searcher.clear_stop()

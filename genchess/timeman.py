@@ -92,10 +92,16 @@ class TimeBudget:
 
 
 def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_length: float,
-             uncertainty: float, overhead_ms: int) -> TimeBudget:
-    """Soft and hard time limits for one move; None means unlimited."""
+             uncertainty: float, overhead_ms: int, lag_ms: float = 0.0) -> TimeBudget:
+    """Soft and hard time limits for one move; None means unlimited.
+
+    `overhead_ms` is the configured Move Overhead, a safety margin; `lag_ms` is what the
+    GUI's clock was measured to charge each move beyond the engine's own time (GuiLag),
+    a real cost paid on every move to come, so the plan pays it in full."""
     if limits.infinite or limits.ponder:
         return TimeBudget(None, None)
+    per_move_cost = max(LATENCY_SHARE * overhead_ms, lag_ms)
+    overhead_ms = max(overhead_ms, lag_ms)
     if limits.movetime is not None:
         t = max(limits.movetime - overhead_ms, 1) / 1000
         return TimeBudget(t, t)
@@ -118,7 +124,7 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     # few increments (40 ms at 1+0.01, about 200 ms at 10+0.1), where one scheduling
     # hiccup loses on time. With the reserve the clock settles near the reserve.
     planned = (remaining + increment * (divisor - 1)
-               - overhead_ms * (RESERVE_OVERHEADS + LATENCY_SHARE * divisor))
+               - overhead_ms * RESERVE_OVERHEADS - per_move_cost * divisor)
     target = max(planned, 0) / divisor
     # Never plan to spend more than a fraction of what is really left.
     # With one move left in the period the whole rest is this move's, yet a loaded
@@ -130,3 +136,57 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     hard = min(hard, max(remaining - overhead_ms * RESERVE_OVERHEADS, target))
     hard = max(hard, soft)
     return TimeBudget(max(soft, 1) / 1000, max(hard, 2) / 1000)
+
+
+class GuiLag:
+    """What the GUI's clock charges each move beyond the engine's own thinking.
+
+    A GUI stops our clock when it reads our move, not when we write it, and it may be
+    busy in between: xboard animates the move it has just sent before it reads the
+    answer, about 75 ms a move at its default settings, all of it on our clock. At
+    5+0.05 that is more than the increment, and a plan that counts only the Move
+    Overhead loses on time around move 85. The clock itself tells us the truth: the
+    time the GUI reports at our next move should be what we had, less what we spent,
+    plus the increment; whatever is missing is the lag. The estimate is the median of
+    the last few such samples, so a lasting lag counts at once and one stall of the
+    machine does not cut the next dozen moves short.
+    """
+
+    SAMPLES = 5
+    MIN_SAMPLES = 3
+    # A sample below this (ms) means time was added (a new time control), not lag.
+    TIME_ADDED = -50
+
+    def __init__(self):
+        self.samples: list[float] = []
+        self._move: tuple[int, int, int, float] | None = None   # ply, clock, inc, received
+        self._spent_ms: float | None = None
+
+    @property
+    def estimate_ms(self) -> float:
+        if len(self.samples) < self.MIN_SAMPLES:
+            return 0.0
+        ordered = sorted(self.samples)
+        return ordered[len(ordered) // 2]
+
+    def search_started(self, limits: Limits, ply: int, white_to_move: bool) -> None:
+        """A search begins at `ply`: learn from the clock of our previous move, if this
+        is the move after it, and remember this one. Only clocked moves sent by a GUI
+        count (in-process games have no GUI, and a ponder search's clock starts later)."""
+        own = limits.wtime if white_to_move else limits.btime
+        previous, spent = self._move, self._spent_ms
+        self._move, self._spent_ms = None, None
+        if own is None or limits.received is None or limits.infinite or limits.ponder \
+                or limits.movetime is not None:
+            return
+        increment = (limits.winc if white_to_move else limits.binc) or 0
+        if previous is not None and spent is not None and ply == previous[0] + 2:
+            sample = previous[1] - spent + previous[2] - own
+            if sample >= self.TIME_ADDED:
+                self.samples = (self.samples + [max(sample, 0.0)])[-self.SAMPLES:]
+        self._move = (ply, own, increment, limits.received)
+
+    def move_sent(self, at: float) -> None:
+        """Our move went out at `at` (time.monotonic())."""
+        if self._move is not None:
+            self._spent_ms = (at - self._move[3]) * 1000

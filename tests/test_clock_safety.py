@@ -10,6 +10,7 @@ does not fail them, yet each fails if the deadline is ignored.
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 
@@ -17,8 +18,11 @@ import pytest
 
 from engine_helpers import RawEngine
 
+from genchess.channel import Channel
 from genchess.engine import Engine
-from genchess.timeman import Limits
+from genchess.options import Settings
+from genchess.timeman import Limits, allocate
+from genchess.xboard import XboardProtocol
 
 # The endgame of the loss on time at move 64 of a 10+0.1 game: rook and pawn against a knight.
 ENDGAME = "8/8/4k3/8/8/4K3/4PR2/6n1 w - - 0 64"
@@ -96,3 +100,49 @@ def test_uci_low_clocks_in_an_endgame_answer_well_inside_the_clock():
     finally:
         engine.send("quit")
         engine.proc.wait(10)
+
+
+class Lines:
+    """A channel's output that a test can watch from another thread."""
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.extend(text.splitlines())
+
+    def flush(self) -> None:
+        pass
+
+
+def test_xboard_learns_the_lag_its_gui_charges_and_plans_with_it():
+    # A GUI that, like xboard animating each move, charges 75 ms a move on top of what
+    # the engine spends. The engine reads it off the `time` commands and pays it in full.
+    engine = Engine()
+    out = Lines()
+    channel = Channel(io.StringIO(""), out)
+    xboard = XboardProtocol(engine, Settings(engine), channel)
+    for line in ("xboard", "protover 2", "new", "level 0 0:03 0.1"):
+        xboard.handle(line)
+    clock, lag_ms, inc_ms = 3000.0, 75.0, 100.0
+    for _ in range(10):
+        ours = engine.board.legal_moves()
+        if not ours:
+            break
+        xboard.handle(f"time {int(clock // 10)}")
+        xboard.handle(f"otim {int(clock // 10)}")
+        before = len(out.lines)
+        channel.received = time.monotonic()
+        xboard.handle(f"usermove {sorted(ours)[0]}")      # the GUI's side plays White
+        deadline = channel.received + 5
+        while not any(line.startswith("move ") for line in out.lines[before:]):
+            assert time.monotonic() < deadline, out.lines[before:]
+            time.sleep(0.001)
+        spent_ms = (time.monotonic() - channel.received) * 1000
+        clock += inc_ms - spent_ms - lag_ms
+        assert clock > 0, out.lines[-5:]
+        xboard.engine.wait()
+    # Measured from the centisecond clocks: the lag, give or take the rounding.
+    assert 70 <= engine.gui_lag.estimate_ms <= 90, engine.gui_lag.samples
+    budget = engine._budget(xboard.search_limits())
+    assert budget.soft < allocate(xboard.search_limits(), engine.board.turn == "w",
+                                  engine.board.fullmove_number - 1, *engine.look_ahead, 30).soft

@@ -14,8 +14,8 @@ import random
 import numpy as np
 import pytest
 
-from genchess.timeman import (ITERATION_GROWTH, RESERVE_OVERHEADS, Limits, TimeBudget, allocate,
-                              expected_moves_left)
+from genchess.timeman import (ITERATION_GROWTH, RESERVE_OVERHEADS, GuiLag, Limits, TimeBudget,
+                              allocate, expected_moves_left)
 
 SEED = 777
 
@@ -240,14 +240,15 @@ def test_soft_limit_is_about_the_clock_over_the_moves_left():
     assert result.soft < result.hard <= 0.6 * (60_000 - 30) / 1000
 
 
-def play_out_the_clock(base_ms, inc_ms, lag_ms, moves=150, overhead=30):
+def play_out_the_clock(base_ms, inc_ms, lag_ms, moves=150, overhead=30, lag_known=False):
     """The clock over `moves` moves when each spends what a search stopped at the soft
     limit spends (ITERATION_GROWTH times it, never past the hard limit) plus `lag_ms`
-    outside the search. Returns the lowest the clock went before an increment."""
+    outside the search, which the plan is told of when `lag_known` (GuiLag measured it).
+    Returns the lowest the clock went before an increment."""
     remaining, lowest = float(base_ms), float(base_ms)
     for played in range(moves):
         limits = Limits(wtime=int(remaining), btime=int(remaining), winc=inc_ms, binc=inc_ms)
-        b = allocate(limits, True, played, 40.0, 0.5, overhead)
+        b = allocate(limits, True, played, 40.0, 0.5, overhead, lag_ms if lag_known else 0.0)
         remaining -= min(b.soft * ITERATION_GROWTH, b.hard) * 1000 + lag_ms
         lowest = min(lowest, remaining)
         remaining += inc_ms
@@ -269,3 +270,81 @@ def test_budget_after_a_delay_shrinks_but_keeps_its_floors():
     assert b.after(0.2) == TimeBudget(pytest.approx(0.3), pytest.approx(0.8))
     assert b.after(5.0) == TimeBudget(0.001, 0.002)
     assert b.after(-1.0) == b and TimeBudget(None, None).after(0.3) == TimeBudget(None, None)
+
+
+# --------------------------------------------------------------------------- the GUI's lag
+
+@pytest.mark.parametrize("base, inc", [(3_000, 100), (10_000, 100), (60_000, 600)])
+def test_a_measured_gui_lag_is_paid_from_the_plan(base, inc):
+    # xboard animates each move on our clock: 75 ms a move at its defaults. Counted as a
+    # 30 ms overhead, a plan that spends its targets flags at 3+0.1 and 10+0.1 (by move
+    # 29 and 52); paying the measured lag in full, the clock settles near the reserve.
+    assert play_out_the_clock(base, inc, 75) < 0 or base >= 60_000
+    lowest = play_out_the_clock(base, inc, 75, lag_known=True)
+    assert lowest >= 0.5 * 75 * RESERVE_OVERHEADS, lowest
+
+
+def test_a_lag_beyond_the_increment_is_survived_far_longer_when_known():
+    # 5+0.05 with a 75 ms lag: the clock must fall 25 ms a move whatever the engine
+    # does (the xboard test's old time control, lost at move 81 in CI). Knowing the lag,
+    # the plan thinks less sooner and lasts more than twice as many moves.
+    def moves_survived(lag_known):
+        for moves in range(1, 400):
+            if play_out_the_clock(5_000, 50, 75, moves=moves, lag_known=lag_known) < 0:
+                return moves
+        return 400
+    assert moves_survived(False) < 45
+    assert moves_survived(True) > 90
+
+
+def test_no_measured_lag_leaves_the_plan_as_it_was():
+    limits = Limits(wtime=10_000, btime=10_000, winc=100, binc=100)
+    assert allocate(limits, True, 20, 40.0, 0.5, 30) == allocate(limits, True, 20, 40.0, 0.5, 30, 0.0)
+    # A lag below the overhead's latency share (7.5 ms) changes nothing either.
+    assert allocate(limits, True, 20, 40.0, 0.5, 30, 5.0) == allocate(limits, True, 20, 40.0, 0.5, 30)
+    assert allocate(limits, True, 20, 40.0, 0.5, 30, 75.0).soft < allocate(limits, True, 20, 40.0, 0.5, 30).soft
+    assert allocate(Limits(movetime=500), True, 0, 40.0, 0.5, 30, 75.0).hard == pytest.approx(0.425)
+
+
+def gui_moves(lag: GuiLag, clocks, spent_ms=20.0, inc=100, first_ply=10, step=2, **extra):
+    """Play our moves at plies first_ply, +step, ... with the GUI reporting `clocks`;
+    each move is sent `spent_ms` after its command arrived."""
+    for i, clock in enumerate(clocks):
+        received = 1000.0 + i
+        lag.search_started(Limits(wtime=clock, btime=clock, winc=inc, binc=inc,
+                                  received=received, **extra), first_ply + step * i, True)
+        lag.move_sent(received + spent_ms / 1000)
+
+
+def test_gui_lag_learns_a_steady_lag_from_the_clock():
+    lag = GuiLag()
+    # Each move: 20 ms spent by us, 75 ms more charged by the GUI, 100 ms increment.
+    clocks = [5000 + 5 * i for i in range(8)]      # 5000 - 20 - 75 + 100 = 5005
+    gui_moves(lag, clocks[:3])
+    assert lag.estimate_ms == 0.0                   # two samples: not yet trusted
+    gui_moves(lag, clocks[3:], first_ply=16)
+    assert lag.estimate_ms == pytest.approx(75.0)
+
+
+def test_gui_lag_is_not_fooled_by_one_stall_or_rounding():
+    lag = GuiLag()
+    # xboard's centiseconds make each sample off by up to 10 ms; one move stalled 400 ms.
+    charged = [80, 70, 75, 480, 72, 78, 75]
+    clocks = [5000]
+    for c in charged:
+        clocks.append(clocks[-1] - 20 - c + 100)
+    gui_moves(lag, clocks)
+    assert 70 <= lag.estimate_ms <= 80, lag.samples
+
+
+def test_gui_lag_takes_no_sample_across_gaps_new_controls_or_ponder_searches():
+    lag = GuiLag()
+    gui_moves(lag, [5000, 4900, 4800], step=4)              # not consecutive moves (takebacks)
+    gui_moves(lag, [5000, 65000, 64900], first_ply=40)      # a new time control added a minute
+    gui_moves(lag, [5000, 4900, 4800], first_ply=60, ponder=True)
+    gui_moves(lag, [5000, 4900, 4800], first_ply=80, movetime=1000)
+    lag.search_started(Limits(wtime=5000, btime=5000), 100, True)   # in-process: no GUI
+    lag.move_sent(10.0)
+    lag.search_started(Limits(wtime=4000, btime=4000), 102, True)
+    # Only the move after the new control is an ordinary sample (65000 - 20 + 100 - 64900).
+    assert lag.samples == [pytest.approx(180.0)], lag.samples

@@ -80,8 +80,12 @@ def test_xboard_match_mode_game_is_legal_and_not_lost_on_our_clock(tmp_path):
     env.update(HOME=str(tmp_path))                # xboard's settings file stays here
     display_proc, display = start_xvfb(xvfb)
     env["DISPLAY"] = display
+    # xboard animates every move it has just sent before it reads the answer, about 75 ms
+    # a move on the mover's clock. The increment must cover that: at 5+0.05 every clock
+    # (Fairy-Max's too) falls 25 ms a move whatever the engine does, and a long endgame
+    # flags someone (GenChess, at move 81 in CI). At 5+0.1 a flag is the engine's fault.
     argv = [xboard, "-fcp", ours, "-fd", str(tmp_path), "-scp", theirs, "-sd", str(tmp_path),
-            "-matchGames", "1", "-tc", "0:05", "-inc", "0.05", "-saveGameFile", str(games),
+            "-matchGames", "1", "-tc", "0:05", "-inc", "0.1", "-saveGameFile", str(games),
             "-xexit", "-autoCallFlag", "true", "-saveSettingsOnExit", "false",
             "-xponder", "-debugMode", "true", "-nameOfDebugFile", str(tmp_path / "xboard.debug")]
     ARTIFACTS.mkdir(exist_ok=True)
@@ -120,3 +124,9 @@ def test_xboard_match_mode_game_is_legal_and_not_lost_on_our_clock(tmp_path):
         outcome = board.outcome(claim_draw=True)
         assert outcome.result() == result or "on time" in ending, (outcome, result, ending)
     assert not (result == "0-1" and "on time" in ending), f"GenChess lost on time: {ending}"
+    # Nor came near it: the clocks xboard sent GenChess (`time`, in centiseconds) stay
+    # above half the reserve the plan keeps (ten 75 ms lags), never a few increments.
+    debug = (tmp_path / "xboard.debug").read_text(errors="replace")
+    clocks = [int(line.split()[-1]) for line in debug.splitlines()
+              if line.split()[1:4] == [">first", ":", "time"]]
+    assert clocks and min(clocks) >= 37, clocks

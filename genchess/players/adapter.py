@@ -105,7 +105,7 @@ class PlayerEngine(BackgroundSearch):
         """Seconds the player may think; None: until stopped (or its own end)."""
         if limits.infinite or limits.ponder:
             return None
-        overhead = self.move_overhead_ms / 1000
+        overhead = max(self.move_overhead_ms, self.gui_lag.estimate_ms) / 1000
         if limits.movetime is not None:
             return max(limits.movetime / 1000 - overhead, 0.005)
         if limits.is_timed():
@@ -117,7 +117,7 @@ class PlayerEngine(BackgroundSearch):
             # stops at its time, so it gets the move's target: what a search spends
             # on average, ITERATION_GROWTH times its soft limit.
             budget = allocate(limits, white, self.board.fullmove_number - 1, *self.look_ahead,
-                              self.move_overhead_ms)
+                              self.move_overhead_ms, self.gui_lag.estimate_ms)
             if limits.received is not None:
                 budget = budget.after(time.monotonic() - limits.received)
             return max(min(budget.soft * ITERATION_GROWTH, budget.hard), 0.001)
