@@ -39,6 +39,9 @@ class Limits:
     # time.monotonic() when the command that started this search arrived: the GUI's
     # clock runs from then, not from when the search thread gets going.
     received: float | None = None
+    # False when the clock is not the GUI's reading for this move but one remembered
+    # from before (an xboard GUI that sent no `time`): no lag can be read off it.
+    clock_is_fresh: bool = True
 
     def is_timed(self) -> bool:
         return self.wtime is not None or self.btime is not None
@@ -172,12 +175,13 @@ class GuiLag:
     def search_started(self, limits: Limits, ply: int, white_to_move: bool) -> None:
         """A search begins at `ply`: learn from the clock of our previous move, if this
         is the move after it, and remember this one. Only clocked moves sent by a GUI
-        count (in-process games have no GUI, and a ponder search's clock starts later)."""
+        count (in-process games have no GUI, a ponder search's clock starts later, and a
+        clock the GUI did not send for this move tells nothing)."""
         own = limits.wtime if white_to_move else limits.btime
         previous, spent = self._move, self._spent_ms
         self._move, self._spent_ms = None, None
         if own is None or limits.received is None or limits.infinite or limits.ponder \
-                or limits.movetime is not None:
+                or limits.movetime is not None or not limits.clock_is_fresh:
             return
         increment = (limits.winc if white_to_move else limits.binc) or 0
         if previous is not None and spent is not None and ply == previous[0] + 2:

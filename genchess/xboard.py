@@ -80,6 +80,7 @@ class XboardProtocol:
         self.depth_limit: int | None = None
         self.own_time_ms: int | None = None
         self.opp_time_ms: int | None = None
+        self.time_is_fresh = False         # a `time` came since our last search started
         self.game_over = False
 
     def send(self, line: str) -> None:
@@ -160,6 +161,8 @@ class XboardProtocol:
         white = self.engine.board.turn == "w"
         limits.wtime, limits.btime = (own, opp) if white else (opp, own)
         limits.winc = limits.binc = self.increment_ms
+        # A clock remembered from an earlier `time` (or the base) says nothing of the lag.
+        limits.clock_is_fresh, self.time_is_fresh = self.time_is_fresh, False
         if self.moves_per_control:
             done = (self.engine.board.fullmove_number - 1) % self.moves_per_control
             limits.movestogo = self.moves_per_control - done
@@ -338,6 +341,7 @@ class XboardProtocol:
         if not args:
             raise XboardError("time takes centiseconds")
         self.own_time_ms = self._centiseconds(args[0]) * 10
+        self.time_is_fresh = True
 
     def cmd_otim(self, args):
         if not args:

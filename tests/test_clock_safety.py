@@ -114,22 +114,24 @@ class Lines:
         pass
 
 
-def test_xboard_learns_the_lag_its_gui_charges_and_plans_with_it():
-    # A GUI that, like xboard animating each move, charges 75 ms a move on top of what
-    # the engine spends. The engine reads it off the `time` commands and pays it in full.
+def xboard_game(moves: int, gui_clock=None):
+    """GenChess (Black) in-process over xboard against a GUI that plays the first legal
+    move (sorted) and, if `gui_clock(clock, spent_ms)` is given, sends `time` and `otim`
+    before each move with the clock it returns. Returns the engine."""
     engine = Engine()
     out = Lines()
     channel = Channel(io.StringIO(""), out)
     xboard = XboardProtocol(engine, Settings(engine), channel)
     for line in ("xboard", "protover 2", "new", "level 0 0:03 0.1"):
         xboard.handle(line)
-    clock, lag_ms, inc_ms = 3000.0, 75.0, 100.0
-    for _ in range(10):
+    clock = 3000.0
+    for _ in range(moves):
         ours = engine.board.legal_moves()
         if not ours:
             break
-        xboard.handle(f"time {int(clock // 10)}")
-        xboard.handle(f"otim {int(clock // 10)}")
+        if gui_clock is not None:
+            xboard.handle(f"time {int(clock // 10)}")
+            xboard.handle(f"otim {int(clock // 10)}")
         before = len(out.lines)
         channel.received = time.monotonic()
         xboard.handle(f"usermove {sorted(ours)[0]}")      # the GUI's side plays White
@@ -137,12 +139,26 @@ def test_xboard_learns_the_lag_its_gui_charges_and_plans_with_it():
         while not any(line.startswith("move ") for line in out.lines[before:]):
             assert time.monotonic() < deadline, out.lines[before:]
             time.sleep(0.001)
-        spent_ms = (time.monotonic() - channel.received) * 1000
-        clock += inc_ms - spent_ms - lag_ms
-        assert clock > 0, out.lines[-5:]
-        xboard.engine.wait()
+        if gui_clock is not None:
+            clock = gui_clock(clock, (time.monotonic() - channel.received) * 1000)
+            assert clock > 0, out.lines[-5:]
+        engine.wait()
+    return engine, xboard
+
+
+def test_xboard_learns_the_lag_its_gui_charges_and_plans_with_it():
+    # A GUI that, like xboard animating each move, charges 75 ms a move on top of what
+    # the engine spends. The engine reads it off the `time` commands and pays it in full.
+    engine, xboard = xboard_game(10, lambda clock, spent_ms: clock + 100 - spent_ms - 75)
     # Measured from the centisecond clocks: the lag, give or take the rounding.
     assert 70 <= engine.gui_lag.estimate_ms <= 90, engine.gui_lag.samples
     budget = engine._budget(xboard.search_limits())
     assert budget.soft < allocate(xboard.search_limits(), engine.board.turn == "w",
                                   engine.board.fullmove_number - 1, *engine.look_ahead, 30).soft
+
+
+def test_xboard_without_time_commands_reads_no_lag():
+    # A GUI that never sends `time`: the remembered clock never moves, which would read
+    # as a lag of the increment less the thinking. No sample is taken from it.
+    engine, _ = xboard_game(8)
+    assert engine.gui_lag.samples == []
