@@ -19,8 +19,9 @@ cdef enum:
     USE_MATE_DISTANCE = 256
     USE_QS_SEE = 1024       # quiescence skips captures that lose material by SEE
     USE_RFP = 2048          # reverse futility pruning (static null move) near the leaves
+    USE_LMP = 4096          # late-move pruning of quiet moves near the leaves
     USE_FUTILITY = 8192     # quiet moves that cannot lift a node far below alpha are skipped
-    FEATURES_ALL = 511 | USE_QS_SEE | USE_RFP | USE_FUTILITY
+    FEATURES_ALL = 511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,

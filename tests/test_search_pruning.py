@@ -17,7 +17,7 @@ from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
 from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, search
 
 # The selective switches: each may cut the tree, so each is checked here.
-PRUNING_FEATURES = ["qs_see", "rfp", "futility"]
+PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp"]
 
 MATES_IN_ONE = MATE_IN_1 + [
     # Scholar's mate: the queen takes a pawn the king guards (ignoring the c4 bishop).
