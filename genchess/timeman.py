@@ -162,8 +162,8 @@ class GuiLag:
 
     def __init__(self):
         self.samples: list[float] = []
-        self._move: tuple[int, int, int, float] | None = None   # ply, clock, inc, received
-        self._spent_ms: float | None = None
+        self._searching: tuple[int, int, int, float] | None = None  # ply, clock, inc, received
+        self._last: tuple[int, int, int, float] | None = None       # ply, clock, inc, spent ms
 
     @property
     def estimate_ms(self) -> float:
@@ -173,24 +173,28 @@ class GuiLag:
         return ordered[len(ordered) // 2]
 
     def search_started(self, limits: Limits, ply: int, white_to_move: bool) -> None:
-        """A search begins at `ply`: learn from the clock of our previous move, if this
-        is the move after it, and remember this one. Only clocked moves sent by a GUI
-        count (in-process games have no GUI, a ponder search's clock starts later, and a
-        clock the GUI did not send for this move tells nothing)."""
+        """A search begins at `ply`: if it is a clocked move of ours sent by a GUI, learn
+        from the clock of our previous one, if this is the move after it, and remember
+        this one. Other searches neither learn nor forget: in-process games have no GUI,
+        a ponder search's clock starts later, a clock the GUI did not send for this move
+        tells nothing, and pondering between two moves must not hide the lag."""
+        self._searching = None
         own = limits.wtime if white_to_move else limits.btime
-        previous, spent = self._move, self._spent_ms
-        self._move, self._spent_ms = None, None
         if own is None or limits.received is None or limits.infinite or limits.ponder \
                 or limits.movetime is not None or not limits.clock_is_fresh:
             return
         increment = (limits.winc if white_to_move else limits.binc) or 0
-        if previous is not None and spent is not None and ply == previous[0] + 2:
-            sample = previous[1] - spent + previous[2] - own
+        last, self._last = self._last, None
+        if last is not None and ply == last[0] + 2:
+            last_ply, clock, last_increment, spent_ms = last
+            sample = clock - spent_ms + last_increment - own
             if sample >= self.TIME_ADDED:
                 self.samples = (self.samples + [max(sample, 0.0)])[-self.SAMPLES:]
-        self._move = (ply, own, increment, limits.received)
+        self._searching = (ply, own, increment, limits.received)
 
     def move_sent(self, at: float) -> None:
-        """Our move went out at `at` (time.monotonic())."""
-        if self._move is not None:
-            self._spent_ms = (at - self._move[3]) * 1000
+        """The search's move went out at `at` (time.monotonic())."""
+        if self._searching is not None:
+            ply, clock, increment, received = self._searching
+            self._last = (ply, clock, increment, (at - received) * 1000)
+            self._searching = None

@@ -348,3 +348,18 @@ def test_gui_lag_takes_no_sample_across_gaps_new_controls_or_ponder_searches():
     lag.search_started(Limits(wtime=4000, btime=4000), 102, True)
     # Only the move after the new control is an ordinary sample (65000 - 20 + 100 - 64900).
     assert lag.samples == [pytest.approx(180.0)], lag.samples
+
+
+def test_gui_lag_still_learns_when_the_engine_ponders_between_its_moves():
+    lag = GuiLag()
+    clock = 5000.0
+    for i in range(6):
+        received = 1000.0 + i
+        lag.search_started(Limits(wtime=int(clock), btime=5000, winc=100, binc=100,
+                                  received=received), 2 * i, True)
+        lag.move_sent(received + 0.020)
+        # Pondering on the opponent's time, stopped by their move.
+        lag.search_started(Limits(infinite=True, received=received + 0.03), 2 * i + 1, False)
+        lag.move_sent(received + 0.5)
+        clock += 100 - 20 - 60
+    assert lag.estimate_ms == pytest.approx(60.0), lag.samples
