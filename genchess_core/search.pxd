@@ -21,7 +21,8 @@ cdef enum:
     USE_RFP = 2048          # reverse futility pruning (static null move) near the leaves
     USE_LMP = 4096          # late-move pruning of quiet moves near the leaves
     USE_FUTILITY = 8192     # quiet moves that cannot lift a node far below alpha are skipped
-    FEATURES_ALL = 511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP
+    USE_ASPIRATION = 16384  # aspiration windows at the root from depth 5
+    FEATURES_ALL = 511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -62,7 +63,8 @@ cdef struct SearchState:
     int pv_len[MAX_PLY]
 
 cdef double monotonic_seconds() noexcept nogil
-cdef int search_root(SearchState* s, int depth, int first, double budget) noexcept nogil
+cdef int search_root(SearchState* s, int depth, int first, double budget, int alpha,
+                     int beta) noexcept nogil
 cdef int set_root_moves(SearchState* s, searchmoves) except -1
 
 

@@ -145,3 +145,28 @@ def test_futility_pruning_skips_quiet_moves_in_a_lost_position():
         without = search(fen, depth=depth, features=plain)
         assert with_it.nodes < without.nodes
         assert_legal(chess.Board(fen), with_it.bestmove)
+
+
+# --------------------------------------------------------------------------- aspiration windows
+
+@pytest.mark.parametrize("fen, move, depth4, depth5", [
+    # Black's d3 pawn seems to win a rook at depth 4 (+19 pawns); depth 5 sees the
+    # rook escape (+5.4): the narrow window around +19 fails low, far.
+    ("r1bqkb1r/pp3ppp/4pn2/8/2P5/1P1p1NNP/P1QP1PP1/1RB1KB1R b Kkq - 0 1", "d3c2", 1929, 540),
+    # Depth 5 finds a second pawn more than depth 4 (+1.2 to +2.4): it fails high.
+    ("6n1/2pkp3/3p1q2/5p2/bP1n1P1N/3P2P1/PQ2P3/2R1K1N1 b - - 0 1", None, 120, 238),
+])
+def test_aspiration_fails_are_searched_again_to_the_full_window_score(fen, move, depth4, depth5):
+    # With aspiration windows from depth 5, a score outside the first window is
+    # searched again, wider, until it is exact: the same score and move as a
+    # search without them, however far the score moved.
+    scores = {}
+    for name, features in (("with", ALL_FEATURES), ("without", ALL_FEATURES & ~FEATURE_NAMES["aspiration"])):
+        infos = []
+        result = search(fen, depth=5, features=features, on_info=infos.append)
+        scores[name] = ([(info.depth, info.score.cp) for info in infos if hasattr(info, "depth")][-2:],
+                        result.bestmove)
+    assert scores["with"] == scores["without"]
+    assert scores["with"][0] == [(4, depth4), (5, depth5)]
+    if move:
+        assert scores["with"][1] == move
