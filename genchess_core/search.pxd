@@ -53,6 +53,7 @@ cdef struct SearchState:
     int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap
     int pawn_value              # the genome's pawn in evaluation units: pruning margins scale with it
     int mode
+    int aspiration_researches   # root searches again after a fail, this search (for tests)
     double spec[4]              # budget mode: just captured, can capture, recapture, default
     Move root_moves[256]
     int root_scores[256]

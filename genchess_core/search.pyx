@@ -575,15 +575,14 @@ cdef int search_root_aspiration(SearchState* s, int depth, int previous) noexcep
     searched first and a search stopped mid-way keeps it unless another beats it.
     (+56 Elo, SPRT [0,10] 10+0.1, 580 games)"""
     cdef Move order[256]
-    cdef int delta = s.pawn_value * ASPIRATION_PERCENT // 100
+    cdef int delta = max(s.pawn_value * ASPIRATION_PERCENT // 100, 1)  # never an empty window
     cdef int alpha = previous - delta, beta = previous + delta, score
-    if delta < 1:
-        delta = 1
     memcpy(order, s.root_moves, s.n_root * sizeof(Move))
     while True:
         score = search_root(s, depth, 0, 0.0, alpha, beta)
         if s.stop or alpha < score < beta:
             return score
+        s.aspiration_researches += 1
         if score <= alpha:
             memcpy(s.root_moves, order, s.n_root * sizeof(Move))
             alpha = score - delta
@@ -712,6 +711,11 @@ cdef class Searcher:
         self.s.pawn_value = <int>min(self.pawn_unit, EVAL_LIMIT / 16.0)
 
     @property
+    def aspiration_researches(self):
+        """How often the last search's aspiration windows failed and searched again."""
+        return self.s.aspiration_researches
+
+    @property
     def features(self):
         return self.s.features
 
@@ -796,6 +800,7 @@ cdef class Searcher:
         s.pos = board.pos
         s.nodes = 0
         s.seldepth = 0
+        s.aspiration_researches = 0
         s.node_limit = node_limit
         self.set_time_limits(soft_time, hard_time)
         s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE

@@ -14,7 +14,10 @@ import pytest
 
 from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
 
-from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, search
+from genchess.genome.material import MaterialGenome
+from genchess.timeman import Limits
+
+from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, make_engine, search
 
 # The selective switches: each may cut the tree, so each is checked here.
 PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp"]
@@ -148,6 +151,28 @@ def test_futility_pruning_skips_quiet_moves_in_a_lost_position():
 
 
 # --------------------------------------------------------------------------- aspiration windows
+
+@pytest.mark.parametrize("pawn", [0.002, 1.0])
+def test_aspiration_windows_are_never_empty(pawn):
+    # The first window is a quarter pawn either side of the last score, at least one
+    # unit: a genome whose pawn is below 4 units (here a material genome with pawn
+    # weight 0.002, 2 units) once got an empty window, which fails at every iteration
+    # and costs a search again each time. The same material genome at any scale must
+    # play the same search: without any fail here, as at a pawn of 1.
+    weights = [pawn * w for w in (1, 3, 3, 5, 9, 0, 0)]
+    engine = make_engine("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+                         genome=MaterialGenome(1, weights))
+    result = engine.search(Limits(depth=7))
+    assert result.score == Score(cp=0)
+    assert engine.searcher.aspiration_researches == 0
+
+
+def test_aspiration_researches_are_counted():
+    # The counter the test above reads: depth 5 here fails low far from depth 4's score.
+    engine = make_engine("r1bqkb1r/pp3ppp/4pn2/8/2P5/1P1p1NNP/P1QP1PP1/1RB1KB1R b Kkq - 0 1")
+    engine.search(Limits(depth=5))
+    assert engine.searcher.aspiration_researches >= 1
+
 
 @pytest.mark.parametrize("fen, move, depth4, depth5", [
     # Black's d3 pawn seems to win a rook at depth 4 (+19 pawns); depth 5 sees the
