@@ -22,7 +22,10 @@ cdef enum:
     USE_LMP = 4096          # late-move pruning of quiet moves near the leaves
     USE_FUTILITY = 8192     # quiet moves that cannot lift a node far below alpha are skipped
     USE_ASPIRATION = 16384  # aspiration windows at the root from depth 5
-    FEATURES_ALL = 511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
+    USE_SEE_ORDERING = 32768  # captures losing by SEE ordered after the quiet moves
+    USE_DELTA = 65536       # delta pruning in quiescence
+    FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
+                    | USE_SEE_ORDERING | USE_DELTA)
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,

@@ -50,6 +50,8 @@ cdef enum:
     ASPIRATION_MIN_DEPTH = 5    # aspiration windows from this iteration on
     ASPIRATION_PERCENT = 25     # first half-width, in percent of the genome's pawn
     ASPIRATION_MAX_PAWNS = 16   # a window wider than this many pawns opens fully
+    DELTA_MARGIN_PAWNS = 2      # delta pruning: a capture must bring a node this near alpha
+    SCORE_LOSING_CAPTURE = -(1 << 29)  # captures that lose by SEE: after every quiet move
 
 
 # Late-move reductions by depth and move number: 0.75 + ln(depth) ln(move) / 2.25
@@ -156,6 +158,28 @@ cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Mov
             scores[i] = s.history[s.pos.board[move_from(m)]][move_to(m)]
 
 
+cdef inline int captured_kind(const Position* p, Move m) noexcept nogil:
+    return PAWN if move_flags(m) == FLAG_EP_CAPTURE else p.board[move_to(m)] % 6
+
+
+cdef void demote_losing_captures(SearchState* s, const Move* moves, int* scores, int n,
+                                 Move hash_move) noexcept nogil:
+    """Step 5a. Captures that lose material by SEE go after the quiet moves: a knight
+    taking a defended pawn is more often a blunder than a good move. SEE runs only
+    where the attacker is worth more than its victim, the only way to lose.
+    (+42 Elo with step 5b, SPRT [0,10] 10+0.1, 786 games)"""
+    cdef int i, flags
+    cdef Move m
+    for i in range(n):
+        m = moves[i]
+        flags = move_flags(m)
+        if (flags & FLAG_CAPTURE and not (flags & FLAG_PROMO) and m != hash_move
+                and PIECE_ORDER_VALUE[s.pos.board[move_from(m)] % 6]
+                > PIECE_ORDER_VALUE[captured_kind(&s.pos, m)]
+                and see(&s.pos, m) < 0):
+            scores[i] += SCORE_LOSING_CAPTURE - SCORE_CAPTURE
+
+
 cdef inline Move pick_move(Move* moves, int* scores, int i, int n) noexcept nogil:
     """Selection sort step: bring the best-scored remaining move to position i."""
     cdef int best = i, j, t
@@ -237,6 +261,15 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         # attack) that quiescence would not follow anyway. Never in check.
         # (+43 Elo, SPRT [0,10] 10+0.1, 811 games)
         if not checked and s.features & USE_QS_SEE and see(p, moves[i]) < 0:
+            continue
+        # Step 5b. Delta pruning: a capture that would leave the side below alpha even
+        # if it won its victim and two pawns more cannot raise the score. Not in
+        # check, not for promotions (they gain a piece besides the victim).
+        # (+42 Elo with step 5a, SPRT [0,10] 10+0.1, 786 games)
+        if (not checked and s.features & USE_DELTA and not (move_flags(moves[i]) & FLAG_PROMO)
+                and alpha < MATE_BOUND
+                and stand_pat + <long long>(PIECE_ORDER_VALUE[captured_kind(p, moves[i])]
+                                            + DELTA_MARGIN_PAWNS) * s.pawn_value <= alpha):
             continue
         make_move(p, moves[i], &u)
         score = -quiesce(s, -beta, -alpha, ply + 1)
@@ -358,6 +391,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         return -MATE_SCORE + ply if checked else DRAW_SCORE
     if ordered:
         order_moves(s, moves, scores, n, hash_move, ply)
+        if s.features & USE_SEE_ORDERING and s.features & USE_ORDERING:
+            demote_losing_captures(s, moves, scores, n, hash_move)
     # Late-move pruning (below) in null-window nodes near the leaves, out of check.
     lmp = (s.features & USE_LMP and use_ab and not pv_node and not checked
            and depth <= LMP_MAX_DEPTH)
@@ -644,6 +679,7 @@ FEATURE_NAMES = {
     "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
     "value_ordering": USE_VALUE_ORDERING, "qs_see": USE_QS_SEE, "rfp": USE_RFP,
     "futility": USE_FUTILITY, "lmp": USE_LMP, "aspiration": USE_ASPIRATION,
+    "see_ordering": USE_SEE_ORDERING, "delta": USE_DELTA,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -758,6 +794,8 @@ cdef class Searcher:
         n = generate_legal(&self.s.pos, moves, GEN_ALL)
         if self.s.features & (USE_ORDERING | USE_VALUE_ORDERING):
             order_moves(self.s, moves, scores, n, MOVE_NONE, MAX_PLY - 1)
+            if self.s.features & USE_SEE_ORDERING and self.s.features & USE_ORDERING:
+                demote_losing_captures(self.s, moves, scores, n, MOVE_NONE)
             for i in range(n):
                 pick_move(moves, scores, i, n)
         return [move_to_uci(moves[i]) for i in range(n)]

@@ -12,7 +12,8 @@ that silently does nothing fails too.
 import chess
 import pytest
 
-from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
+from genchess_core.board import Board
+from genchess_core.search import ALL_FEATURES, FEATURE_NAMES, Searcher
 
 from genchess.genome.material import MaterialGenome
 from genchess.timeman import Limits
@@ -20,7 +21,7 @@ from genchess.timeman import Limits
 from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, make_engine, search
 
 # The selective switches: each may cut the tree, so each is checked here.
-PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp"]
+PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp", "delta"]
 
 MATES_IN_ONE = MATE_IN_1 + [
     # Scholar's mate: the queen takes a pawn the king guards (ignoring the c4 bishop).
@@ -195,3 +196,18 @@ def test_aspiration_fails_are_searched_again_to_the_full_window_score(fen, move,
     assert scores["with"][0] == [(4, depth4), (5, depth5)]
     if move:
         assert scores["with"][1] == move
+
+
+# --------------------------------------------------------------------------- SEE ordering
+
+def test_a_capture_that_loses_material_is_ordered_after_the_quiet_moves():
+    # Qxe5 takes a pawn the d6 pawn guards (it loses the queen); Qxb4 wins a free
+    # pawn. Most valuable victim first would try both captures first; with SEE
+    # ordering the losing one goes last, after every quiet move.
+    fen = "4k3/8/3p4/4p3/1p6/8/8/4QK2 w - - 0 1"
+    searcher = Searcher()
+    searcher.features = ALL_FEATURES
+    order = searcher.ordered_moves(Board(fen))
+    assert order[0] == "e1b4" and order[-1] == "e1e5"
+    searcher.features = ALL_FEATURES & ~FEATURE_NAMES["see_ordering"]
+    assert searcher.ordered_moves(Board(fen))[:2] == ["e1b4", "e1e5"]
