@@ -24,8 +24,11 @@ cdef enum:
     USE_ASPIRATION = 16384  # aspiration windows at the root from depth 5
     USE_SEE_ORDERING = 32768  # captures losing by SEE ordered after the quiet moves
     USE_DELTA = 65536       # delta pruning in quiescence
+    USE_COUNTERMOVE = 131072  # the refutation of the opponent's last move after the killers
+    USE_HISTORY_MALUS = 262144  # quiet moves tried before a cutoff lose history
+    USE_IIR = 524288        # internal iterative reduction without a hash move
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
-                    | USE_SEE_ORDERING | USE_DELTA)
+                    | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR)
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -63,6 +66,8 @@ cdef struct SearchState:
     int n_root
     Move killers[MAX_PLY][2]
     int history[12][64]
+    Move countermoves[12][64]   # by the piece that moved last and its destination
+    Move played[MAX_PLY]        # the move made at each ply of the current line (none: null move)
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]
 

@@ -21,7 +21,15 @@ from genchess.timeman import Limits
 from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, make_engine, search
 
 # The selective switches: each may cut the tree, so each is checked here.
-PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp", "delta"]
+PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp", "delta", "iir"]
+# The search before issue 15's steps, with none of the switches above.
+PLAIN = ALL_FEATURES & ~sum(FEATURE_NAMES[name] for name in PRUNING_FEATURES)
+
+
+def alone_and_with_all(name):
+    """Each switch is checked on its own beside the plain search, where nothing else
+    can cover for it, and in the full search, where the switches act together."""
+    return [("alone", PLAIN | FEATURE_NAMES[name]), ("all", ALL_FEATURES)]
 
 MATES_IN_ONE = MATE_IN_1 + [
     # Scholar's mate: the queen takes a pawn the king guards (ignoring the c4 bishop).
@@ -54,26 +62,31 @@ def test_the_pruning_list_names_real_switches():
 @pytest.mark.parametrize("fen, key", MATES_IN_ONE)
 @pytest.mark.parametrize("depth", [1, 2, 3, 5])
 def test_no_pruning_loses_a_mate_in_one(name, fen, key, depth):
-    # The full search has the switch on; the mate must survive every depth, where
-    # the pruning acts at different distances from the leaves.
-    result = search(fen, depth=depth, features=ALL_FEATURES)
-    assert result.bestmove == key
-    assert result.score == Score(mate=1)
+    # The mate must survive every depth, where the pruning acts at different
+    # distances from the leaves.
+    for how, features in alone_and_with_all(name):
+        result = search(fen, depth=depth, features=features)
+        assert result.bestmove == key, how
+        assert result.score == Score(mate=1), how
 
 
+@pytest.mark.parametrize("name", PRUNING_FEATURES)
 @pytest.mark.parametrize("fen, recaptures", FORCED_RECAPTURES)
 @pytest.mark.parametrize("depth", [2, 4, 6])
-def test_no_pruning_loses_a_forced_recapture(fen, recaptures, depth):
-    result = search(fen, depth=depth, features=ALL_FEATURES)
-    assert result.bestmove in recaptures, f"{result.bestmove} at depth {depth}"
+def test_no_pruning_loses_a_forced_recapture(name, fen, recaptures, depth):
+    for how, features in alone_and_with_all(name):
+        result = search(fen, depth=depth, features=features)
+        assert result.bestmove in recaptures, f"{how}: {result.bestmove} at depth {depth}"
 
 
 @pytest.mark.parametrize("name", PRUNING_FEATURES)
 @pytest.mark.parametrize("fen", MIDDLEGAMES)
 def test_each_pruning_saves_nodes(name, fen):
+    # Internal iterative reduction acts from depth 4, so it pays off only deeper.
+    depth = 7 if name == "iir" else 5
     bit = FEATURE_NAMES[name]
-    with_it = search(fen, depth=5, features=ALL_FEATURES)
-    without = search(fen, depth=5, features=ALL_FEATURES & ~bit)
+    with_it = search(fen, depth=depth, features=ALL_FEATURES)
+    without = search(fen, depth=depth, features=ALL_FEATURES & ~bit)
     assert with_it.nodes < without.nodes
     assert_legal(chess.Board(fen), with_it.bestmove)
 
@@ -176,26 +189,27 @@ def test_aspiration_researches_are_counted():
 
 
 @pytest.mark.parametrize("fen, move, depth4, depth5", [
-    # Black's d3 pawn seems to win a rook at depth 4 (+19 pawns); depth 5 sees the
-    # rook escape (+5.4): the narrow window around +19 fails low, far.
-    ("r1bqkb1r/pp3ppp/4pn2/8/2P5/1P1p1NNP/P1QP1PP1/1RB1KB1R b Kkq - 0 1", "d3c2", 1929, 540),
-    # Depth 5 finds a second pawn more than depth 4 (+1.2 to +2.4): it fails high.
-    ("6n1/2pkp3/3p1q2/5p2/bP1n1P1N/3P2P1/PQ2P3/2R1K1N1 b - - 0 1", None, 120, 238),
+    # Depth 5 sees that the c3 rook's capture of b2 is answered (+5.2 to +3.7 pawns):
+    # the narrow window around +5.2 fails low.
+    ("4r1k1/pp3pp1/8/8/1b1P4/2r2P1P/1P4P1/R1B2RK1 w - - 0 1", "b2c3", 522, 370),
+    # Depth 5 finds half a pawn more than depth 4 (+1.2 to +1.7): it fails high.
+    ("6n1/2pkp3/3p1q2/5p2/bP1n1P1N/3P2P1/PQ2P3/2R1K1N1 b - - 0 1", "d4f3", 120, 168),
 ])
 def test_aspiration_fails_are_searched_again_to_the_full_window_score(fen, move, depth4, depth5):
     # With aspiration windows from depth 5, a score outside the first window is
     # searched again, wider, until it is exact: the same score and move as a
-    # search without them, however far the score moved.
+    # search without them, however far the score moved. On the plain search: the
+    # history-driven reductions would let the two runs' trees differ for other
+    # reasons (their histories differ once the windows do).
     scores = {}
-    for name, features in (("with", ALL_FEATURES), ("without", ALL_FEATURES & ~FEATURE_NAMES["aspiration"])):
+    aspiration = FEATURE_NAMES["aspiration"]
+    for name, features in (("with", PLAIN | aspiration), ("without", PLAIN & ~aspiration)):
         infos = []
         result = search(fen, depth=5, features=features, on_info=infos.append)
         scores[name] = ([(info.depth, info.score.cp) for info in infos if hasattr(info, "depth")][-2:],
                         result.bestmove)
     assert scores["with"] == scores["without"]
-    assert scores["with"][0] == [(4, depth4), (5, depth5)]
-    if move:
-        assert scores["with"][1] == move
+    assert scores["with"] == ([(4, depth4), (5, depth5)], move)
 
 
 # --------------------------------------------------------------------------- SEE ordering
