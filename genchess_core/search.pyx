@@ -224,14 +224,13 @@ cdef void reward_quiet(SearchState* s, Move m, int depth, int ply) noexcept nogi
     add_history(s, m, depth * depth)
 
 
-cdef inline Move countermove_here(SearchState* s, int ply) noexcept nogil:
-    """The quiet move that last refuted the opponent's previous move (its piece,
-    now on its destination, and that square), or none at the root or after a
-    null move."""
+cdef inline Move* countermove_slot(SearchState* s, int ply) noexcept nogil:
+    """Where the refutation of the opponent's previous move is kept (by its piece,
+    now on its destination, and that square); NULL at the root or after a null move."""
     cdef Move previous = s.played[ply - 1] if ply > 0 else MOVE_NONE
     if previous == MOVE_NONE:
-        return MOVE_NONE
-    return s.countermoves[s.pos.board[move_to(previous)]][move_to(previous)]
+        return NULL
+    return &s.countermoves[s.pos.board[move_to(previous)]][move_to(previous)]
 
 
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
@@ -321,7 +320,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef Move tried_quiets[MAX_QUIETS_PUNISHED]
     cdef bint use_ab = s.features & USE_ALPHABETA
     cdef bint ordered = s.features & (USE_ORDERING | USE_VALUE_ORDERING)
-    cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE
+    cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE, countermove
     cdef TTEntry* entry
     cdef Position* p = &s.pos
     s.pv_len[ply] = ply
@@ -421,8 +420,10 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     if n == 0:
         return -MATE_SCORE + ply if checked else DRAW_SCORE
     if ordered:
-        order_moves(s, moves, scores, n, hash_move, ply,
-                    countermove_here(s, ply) if s.features & USE_COUNTERMOVE else MOVE_NONE)
+        countermove = MOVE_NONE
+        if s.features & USE_COUNTERMOVE and countermove_slot(s, ply) != NULL:
+            countermove = countermove_slot(s, ply)[0]
+        order_moves(s, moves, scores, n, hash_move, ply, countermove)
         if s.features & USE_SEE_ORDERING and s.features & USE_ORDERING:
             demote_losing_captures(s, moves, scores, n, hash_move)
     # Late-move pruning (below) in null-window nodes near the leaves, out of check.
@@ -493,9 +494,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         # Step 6a. Countermove: this refutation of the opponent's last
                         # move is tried right after the killers the next time it comes.
                         # (+62 Elo with steps 6b and 6c, SPRT [0,10] 10+0.1, 522 games)
-                        if ply > 0 and s.played[ply - 1] != MOVE_NONE:
-                            s.countermoves[p.board[move_to(s.played[ply - 1])]][
-                                move_to(s.played[ply - 1])] = m
+                        if countermove_slot(s, ply) != NULL:
+                            countermove_slot(s, ply)[0] = m
                         # Step 6b. History malus: the quiet moves tried before the one
                         # that cut lose what it gains, so the next time they come later.
                         # (+62 Elo with steps 6a and 6c, SPRT [0,10] 10+0.1, 522 games)
