@@ -1,0 +1,138 @@
+"""Nodes per second of `genchess bench` in two or more builds, in one run.
+
+    python scripts/bench_builds.py OLD NEW [MORE ...] [--depth 8] [--rounds 3]
+
+Each revision (a commit or branch) is checked out and built as scripts/sprt_builds.py
+does it (in ~/.cache/genchess-builds, reused across runs). Then every build runs
+`genchess bench` once per round, the builds taking turns, so that a change in the
+machine's load falls on all of them alike. The report gives each build's node count
+(its bench signature), the median nodes per second with the slowest and fastest
+round, and the speed relative to the first build. The first build is the peer the
+others are measured against: a speed-up is a ratio, never a stopwatch reading.
+
+Run it on an idle machine: a match on the same cores halves every figure, and
+unevenly. The run warns when the load average says the cores are busy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("sprt_builds", HERE / "sprt_builds.py")
+sprt_builds = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sprt_builds)
+
+NODES = re.compile(r"^Nodes searched\s*:\s*(\d+)\s*$", re.M)
+SPEED = re.compile(r"^Nodes/second\s*:\s*(\d+)\s*$", re.M)
+
+
+class BenchOutputError(Exception):
+    """`genchess bench` printed no node count or speed: the build is broken."""
+
+
+@dataclass
+class BuildResult:
+    rev: str
+    commit: str
+    nodes: int = 0
+    speeds: list[int] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.speeds)
+
+
+def parse_bench(output: str) -> tuple[int, int]:
+    """The node count and nodes per second from `genchess bench`'s summary."""
+    nodes, speed = NODES.search(output), SPEED.search(output)
+    if not nodes or not speed:
+        tail = output.strip().splitlines()[-1:] or ["(no output)"]
+        raise BenchOutputError(f"no 'Nodes searched' and 'Nodes/second' lines in the bench output: {tail[0]}")
+    return int(nodes.group(1)), int(speed.group(1))
+
+
+def run_bench(tree: Path, depth: int) -> tuple[int, int]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run([sys.executable, "-m", "genchess", "bench", "--depth", str(depth)],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchOutputError(f"genchess bench in {tree} exited with {done.returncode}: "
+                               f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
+    return parse_bench(done.stdout)
+
+
+def spaced(n: float) -> str:
+    """1218160 as 1 218 160, the way docs/search-elo.md writes speeds."""
+    return f"{n:,.0f}".replace(",", " ")
+
+
+def report(results: list[BuildResult], depth: int, rounds: int) -> str:
+    """A markdown table: one row per build, speed relative to the first."""
+    first = results[0].median
+    lines = [f"`genchess bench --depth {depth}`, {rounds} rounds, builds taking turns:", "",
+             "| build | nodes | nodes/s (median) | slowest, fastest | relative |",
+             "|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r.rev} ({r.commit[:7]}) | {r.nodes} | {spaced(r.median)} | "
+                     f"{spaced(min(r.speeds))}, {spaced(max(r.speeds))} | **{r.median / first:.2f}** |")
+    return "\n".join(lines)
+
+
+def busy_cores() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("revs", nargs="+", metavar="REV", help="commits or branches; the first is the peer")
+    p.add_argument("--depth", type=int, default=8, help="bench depth (default 8)")
+    p.add_argument("--rounds", type=int, default=3, help="bench runs per build (default 3)")
+    p.add_argument("--builds", type=Path, default=sprt_builds.DEFAULT_BUILDS,
+                   help=f"worktrees (default {sprt_builds.DEFAULT_BUILDS})")
+    args = p.parse_args(argv)
+    if len(args.revs) < 2:
+        print("bench_builds: give two revisions or more: the first is the one the others are "
+              "measured against", file=sys.stderr)
+        return 2
+    if args.depth < 1 or args.rounds < 1:
+        print("bench_builds: --depth and --rounds must be 1 or more", file=sys.stderr)
+        return 2
+    try:
+        results = [BuildResult(rev, sprt_builds.resolve(rev)) for rev in args.revs]
+        trees = [sprt_builds.prepare(r.commit, args.builds) for r in results]
+    except sprt_builds.BuildError as e:
+        print(f"bench_builds: {e}", file=sys.stderr)
+        return 2
+    load = busy_cores()
+    if load > 0.5:
+        print(f"bench_builds: warning: load average {load:.1f}: the machine is not idle, "
+              "the speeds will be low and noisy", file=sys.stderr)
+    try:
+        for round_no in range(1, args.rounds + 1):
+            for r, tree in zip(results, trees):
+                nodes, speed = run_bench(tree, args.depth)
+                r.nodes = nodes
+                r.speeds.append(speed)
+                print(f"round {round_no}/{args.rounds}: {r.rev}: {nodes} nodes, {spaced(speed)} nodes/s", flush=True)
+    except BenchOutputError as e:
+        print(f"bench_builds: {e}", file=sys.stderr)
+        return 2
+    print()
+    print(report(results, args.depth, args.rounds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
