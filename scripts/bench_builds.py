@@ -61,9 +61,9 @@ def parse_bench(output: str) -> tuple[int, int]:
 
 
 def run_bench(tree: Path, depth: int) -> tuple[int, int]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run([sys.executable, "-m", "genchess", "bench", "--depth", str(depth)],
-                          cwd=tree, env=env, capture_output=True, text=True)
+    # The build's own wrapper (made by sprt_builds.prepare) runs its `python -m genchess`.
+    done = subprocess.run([str(tree / "genchess-uci"), "bench", "--depth", str(depth)],
+                          capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchOutputError(f"genchess bench in {tree} exited with {done.returncode}: "
                                f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
