@@ -14,7 +14,7 @@ import time
 from genchess.engine import Engine
 from genchess.timeman import Limits
 
-DEFAULT_DEPTH = 6
+DEFAULT_DEPTH = 8
 
 BENCH_POSITIONS = [
     'rnbqkbnr/pp1p1pp1/2p1p2p/8/2P5/5P1N/PP1PP1PP/RNBQKB1R w KQkq - 0 1',

@@ -66,7 +66,7 @@ def load_genome_or_exit(path, genome_id, prog):
 
 
 def cmd_bench(args):
-    from genchess.bench import run_bench
+    from genchess.bench import DEFAULT_DEPTH, run_bench
     from genchess.engine import Engine
 
     if args.genome is None and args.genome_id is None:
@@ -78,7 +78,7 @@ def cmd_bench(args):
     else:
         genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
     engine = Engine(genome, hash_mb=args.hash, search_mode="iterative")
-    run_bench(engine, args.depth)
+    run_bench(engine, args.depth or DEFAULT_DEPTH)
     return 0
 
 
@@ -212,7 +212,9 @@ def build_parser():
                                    "table; the node count is the engine's deterministic signature. "
                                    "Without --genome it uses the hand-set genomes/default.genome "
                                    "(every gene on), whatever the default genome is.")
-    p.add_argument("--depth", type=_positive, default=6, help="search depth (default 6)")
+    # The default lives in genchess.bench (DEFAULT_DEPTH), which this module does
+    # not import at start-up: importing it loads the compiled core.
+    p.add_argument("--depth", type=_positive, help="search depth (default 8)")
     add_engine_options(p, suppress=True)
     p.set_defaults(func=cmd_bench)
 

@@ -28,9 +28,10 @@ cdef enum:
     USE_HISTORY_MALUS = 262144  # quiet moves tried before a cutoff lose history
     USE_IIR = 524288        # internal iterative reduction without a hash move
     USE_CONT_HISTORY = 1048576  # quiet moves ordered by continuation history too
+    USE_SINGULAR = 2097152  # singular extensions and multi-cut
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
-                    | USE_CONT_HISTORY)
+                    | USE_CONT_HISTORY | USE_SINGULAR)
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -71,6 +72,7 @@ cdef struct SearchState:
     Move countermoves[12][64]   # by the piece that moved last and its destination
     Move played[MAX_PLY]        # the move made at each ply of the current line (none: null move)
     int played_piece[MAX_PLY]   # ... and the piece that made it
+    Move excluded[MAX_PLY]      # the move a singular-extension search leaves out at that ply
     int cont_history[12][64][12][64]  # by the last move's piece and square, then this move's
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]

@@ -92,7 +92,7 @@ def test_bench_positions_are_varied():
 # commit. A change to search or evaluation that changes it updates it here and
 # ends its commit message with `Bench: N`, as Stockfish's commits do; a change that
 # must not alter how the engine plays (a speed-up, a refactoring) leaves it alone.
-BENCH_SIGNATURE = 209808
+BENCH_SIGNATURE = 1120500
 
 
 def test_bench_signature_is_the_committed_one():
@@ -194,3 +194,11 @@ def test_bad_depth_is_a_usage_error(tmp_path, depth):
     assert proc.returncode == 2
     assert "--depth" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_command_line_default_depth_is_the_bench_default():
+    # cli.py cannot import genchess.bench at start-up, so its help text says the
+    # depth in words: keep it in step with DEFAULT_DEPTH.
+    from genchess.cli import build_parser
+    help_text = build_parser()._subparsers._group_actions[0].choices["bench"].format_help()
+    assert f"default {DEFAULT_DEPTH}" in " ".join(help_text.split())

@@ -225,3 +225,17 @@ def test_a_capture_that_loses_material_is_ordered_after_the_quiet_moves():
     assert order[0] == "e1b4" and order[-1] == "e1e5"
     searcher.features = ALL_FEATURES & ~FEATURE_NAMES["see_ordering"]
     assert searcher.ordered_moves(Board(fen))[:2] == ["e1b4", "e1e5"]
+
+
+# --------------------------------------------------------------------------- singular extensions
+
+@pytest.mark.parametrize("fen, recaptures", FORCED_RECAPTURES)
+def test_a_forced_recapture_is_singular_and_searched_deeper(fen, recaptures):
+    # At depth 8 the singular search (depth 7 and more) runs where the recapture is
+    # the hash move: every other move is far worse, so the recapture is extended,
+    # and the tree grows. It is still the move played.
+    bit = FEATURE_NAMES["singular"]
+    with_it = search(fen, depth=8, features=ALL_FEATURES)
+    without = search(fen, depth=8, features=ALL_FEATURES & ~bit)
+    assert with_it.bestmove in recaptures and without.bestmove in recaptures
+    assert with_it.nodes != without.nodes
