@@ -398,13 +398,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             # plain alpha-beta (no PVS) has few null-window nodes, so it cuts at all.
             # Without alpha-beta every stored score is exact, so a transposition is
             # a hit in every node (minimax + TT, Kendall-Whitwell's Table 1).
-            if (entry.depth >= depth and excluded == MOVE_NONE
+            if (tt_depth >= depth and excluded == MOVE_NONE
                     and (not use_ab or not pv_node or not (s.features & USE_PVS))):
-                score = score_from_tt(entry.score, ply)
-                bound = entry.bound_age & 3
-                if bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta) \
-                        or (bound == BOUND_UPPER and score <= alpha):
-                    return score
+                if tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta) \
+                        or (tt_bound == BOUND_UPPER and tt_score <= alpha):
+                    return tt_score
 
     # Step 6c. Internal iterative reduction: a node deep enough to matter that the
     # hash table knows nothing of is searched a ply shallower; its best move, once
