@@ -51,3 +51,38 @@ def test_tiny_match_against_stockfish(tmp_path):
     assert pgn.read_text().count('[TimeControl "2+0.05"]') == 2
     # GenChess never loses by rule at this time control.
     assert not [f for f in result["failures"] if f["engine"] == "GenChess"]
+
+
+def test_ctrl_c_stops_the_match_with_130_and_every_counted_game_in_the_pgn(tmp_path):
+    """Ctrl-C is acted on between games: the score printed counts exactly the
+    games in the PGN file, and the process exits at once without a traceback."""
+    import os
+    import signal
+    import time
+
+    import chess.pgn
+
+    from train_helpers import Background, count_game_starts, wait_for
+
+    pgn = tmp_path / "m.pgn"
+    bg = Background(genchess_command("match", "random", "random", "--games", "2000",
+                                     "--tc", "depth=1", "--concurrency", "2", "--pgn", str(pgn)),
+                    cwd=tmp_path)
+    try:
+        wait_for(lambda: count_game_starts(pgn) >= 6, 120, "6 games", bg)
+        os.kill(bg.pid, signal.SIGINT)
+        started = time.monotonic()
+        code = bg.wait(60)
+        seconds = time.monotonic() - started
+    finally:
+        bg.kill_group()
+    output = "\n".join(bg.stdout_lines + bg.stderr_lines)
+    assert code == 130 and "Traceback" not in output, output[-3000:]
+    assert seconds < 30, f"took {seconds:.0f} s to stop"
+    assert "Stopped: interrupted" in output
+    with open(pgn, encoding="utf-8") as f:
+        games = 0
+        while chess.pgn.read_game(f) is not None:
+            games += 1
+    score = [line for line in bg.stdout_lines if line.startswith("Score of ")]
+    assert score and score[0].endswith(f" {games} games"), (score, games)

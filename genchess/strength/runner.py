@@ -231,25 +231,26 @@ class MatchRunner:
         running: set[cf.Future] = set()
         exhausted = False
         try:
-            while True:
-                while not exhausted and not self.result.stopped and len(running) < self.concurrency:
-                    job = next(pending, None)
-                    if job is None:
-                        exhausted = True
+            with executors.ctrl_c_at_safe_points():      # stop between games, never inside one
+                while True:
+                    while not exhausted and not self.result.stopped and len(running) < self.concurrency:
+                        job = next(pending, None)
+                        if job is None:
+                            exhausted = True
+                            break
+                        running.add(executor.submit(play_match_job, job))
+                    if not running:
                         break
-                    running.add(executor.submit(play_match_job, job))
-                if not running:
-                    break
-                done, running = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
-                for future in done:
-                    try:
-                        job, record = future.result()
-                    except Exception as e:          # a bug in a player, a worker killed
-                        self.result.stopped = f"a game failed: {type(e).__name__}: {e}"
-                        continue
-                    self.record(job, record, pgn)
-                if self.result.stopped:
-                    break
+                    done, running = executors.wait_first(running)
+                    for future in done:
+                        try:
+                            job, record = future.result()
+                        except Exception as e:          # a bug in a player, a worker killed
+                            self.result.stopped = f"a game failed: {type(e).__name__}: {e}"
+                            continue
+                        self.record(job, record, pgn)
+                    if self.result.stopped:
+                        break
         except KeyboardInterrupt:
             self.result.stopped = "interrupted"
         finally:

@@ -37,6 +37,7 @@ from pathlib import Path
 from genchess.genome import Genome, load_genome
 from genchess.strength.sprt import CONTINUE, H1, Sprt
 from genchess.strength.stats import MatchStats, format_elo
+from genchess.train import executors
 from genchess.train.worker import GameJob, play_job
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -186,7 +187,7 @@ def play_sprt(executor, workers: int, challenger: Genome, champion: Genome,
             number += 1
         if not running:
             break
-        done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+        done, _ = executors.wait_first(running)
         for future in done:
             index = running.pop(future)
             score = SCORES.get(future.result().record.result, 0.5)
@@ -201,7 +202,8 @@ def play_sprt(executor, workers: int, challenger: Genome, champion: Genome,
             # Games already running finish in their workers; their results are not needed.
             for future in running:
                 future.cancel()
-            cf.wait([f for f in running if not f.cancelled()])
+            for _ in executors.as_completed([f for f in running if not f.cancelled()]):
+                pass
             break
     return stats, sprt
 

@@ -18,6 +18,10 @@ Faults, as a trainer sees them:
 - `ExecutorLost`: mid-run, games can no longer be played (the scheduler went away,
   a local worker process died). Every finished game is already on disk: report the
   one-line message, stop, and let the same command resume from the files.
+- Ctrl-C: inside `open_executor`'s block it is held and raised as KeyboardInterrupt
+  at a safe point, between two games (`completed`, `wait_first`, `as_completed`),
+  never halfway through recording one. Catch it outside the block: the executor
+  has stopped the games in flight by then.
 - A worker killed mid-game is not a fault here: dask runs its game again on
   another worker and the future completes once.
 """
@@ -116,6 +120,69 @@ def _watch_trainer(trainer_pid: int, parent: int) -> None:
 def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
     """`workers` local processes that die with this process (for trainers and matches)."""
     return cf.ProcessPoolExecutor(workers, initializer=init_local_worker, initargs=(os.getpid(),))
+
+
+# ------------------------------------------------------------------ Ctrl-C
+
+# Ctrl-C pressed inside ctrl_c_at_safe_points() and not yet acted on.
+_ctrl_c_pressed = threading.Event()
+
+
+def _hold_ctrl_c(signum, frame) -> None:
+    if _ctrl_c_pressed.is_set():        # pressed again: the user will not wait
+        raise KeyboardInterrupt
+    _ctrl_c_pressed.set()
+
+
+@contextlib.contextmanager
+def ctrl_c_at_safe_points() -> Iterator[None]:
+    """While the block runs, Ctrl-C only sets a flag, and `raise_if_ctrl_c()` (which
+    `completed`, `wait_first` and `as_completed` call between games) raises the
+    KeyboardInterrupt there.
+
+    Python raises KeyboardInterrupt wherever the main thread happens to be. Between
+    writing a game and counting it, the count the trainer reports disagrees with
+    its files; inside concurrent.futures.wait, after it took some futures' locks and
+    before the `with` that releases them, the executor's thread blocks forever on
+    those locks and the process cannot exit. Both happened. A second Ctrl-C raises
+    at once, for a user who will not wait half a second. Leaving the block with a
+    Ctrl-C not yet acted on raises it then, so a press is never lost. Nested blocks,
+    other threads and a SIGINT that is ignored (a worker) keep Python's behaviour.
+    """
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    _ctrl_c_pressed.clear()
+    signal.signal(signal.SIGINT, _hold_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    raise_if_ctrl_c()           # reached only when the block ended without an exception
+
+
+def raise_if_ctrl_c() -> None:
+    """A safe point: raise the KeyboardInterrupt of a Ctrl-C held since the last one."""
+    if _ctrl_c_pressed.is_set():
+        _ctrl_c_pressed.clear()
+        raise KeyboardInterrupt
+
+
+def wait_first(futures, timeout: float = POLL_SECONDS):
+    """concurrent.futures.wait(FIRST_COMPLETED) for at most `timeout` seconds, a safe
+    point for Ctrl-C before it. Callers loop on it, so a held Ctrl-C is acted on
+    within `timeout` even while one long game runs."""
+    raise_if_ctrl_c()
+    return cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+
+
+def as_completed(futures) -> Iterator[cf.Future]:
+    """concurrent.futures.as_completed with a safe point for Ctrl-C between results."""
+    waiting = set(futures)
+    while waiting:
+        done, waiting = wait_first(waiting)
+        yield from done
 
 
 def stop_now(executor) -> None:
@@ -226,7 +293,8 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
         executor = GameExecutor(local_process_pool(workers),
                                 "a local worker process died unexpectedly (killed? out of memory?)")
         try:
-            yield executor
+            with ctrl_c_at_safe_points():
+                yield executor
         except BaseException:
             executor.closing = True
             stop_now(executor.inner)
@@ -237,7 +305,8 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
         executor = GameExecutor(client.get_executor(pure=False), lost,
                                 wrap=lambda fn, args: (_versioned, (genchess.__version__, fn, *args)))
         try:
-            yield executor
+            with ctrl_c_at_safe_points():
+                yield executor
         except BaseException:
             executor.closing = True
             executor.inner.shutdown(wait=False)         # cancels the games in flight
@@ -350,13 +419,15 @@ def completed(executor: cf.Executor, fn: Callable, jobs: Iterable, in_flight: in
     time limit acts after the games in flight: while `may_submit()` is false
     nothing new is sent. When nothing is running and nothing may be sent,
     `on_idle()` is asked: true to go on (e.g. after a pause), false to end early
-    (stopping: the remaining jobs are not played). Raises ExecutorLost (after
+    (stopping: the remaining jobs are not played). Between games it is a safe
+    point for a Ctrl-C held by ctrl_c_at_safe_points(). Raises ExecutorLost (after
     yielding the results that completed alongside) when games can no longer run.
     """
     pending = deque(jobs)
     running: dict[cf.Future, object] = {}
     seen = set()
     while pending or running:
+        raise_if_ctrl_c()
         while pending and len(running) < in_flight and may_submit():
             job = pending.popleft()
             running[executor.submit(fn, job)] = job
@@ -364,7 +435,7 @@ def completed(executor: cf.Executor, fn: Callable, jobs: Iterable, in_flight: in
             if on_idle():
                 continue
             return
-        done, _ = cf.wait(running, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
+        done, _ = wait_first(running)
         lost = None
         for future in done:
             job = running.pop(future)

@@ -463,7 +463,7 @@ class KendallTrainer:
                     continue                    # completed by games recorded before a kill
                 if not running:
                     break                       # stopping, with every running game recorded
-                done, _ = cf.wait(running, timeout=0.5, return_when=cf.FIRST_COMPLETED)
+                done, _ = executors.wait_first(running)
                 for future in done:
                     match, game = running.pop(future)
                     self.record_game(generation, match, game, future.result())

@@ -27,7 +27,6 @@ match, a few minutes, are replayed whole).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import math
 import sys
 from dataclasses import dataclass, field
@@ -164,7 +163,7 @@ def play_all(jobs: list[GameJob], workers: int, executor_factory, pgn_path: Path
     results = [None] * len(jobs)
     with executor_factory(workers) as executor, open(pgn_path, "w", encoding="utf-8") as pgn:
         futures = {executor.submit(play_job, job): n for n, job in enumerate(jobs)}
-        for future in cf.as_completed(futures):
+        for future in executors.as_completed(futures):
             n = futures[future]
             result = future.result()
             results[n] = result.record.result

@@ -49,7 +49,6 @@ generation, so a killed run resumes from its last complete generation.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import random
 import sys
 import time
@@ -420,7 +419,7 @@ class MncTrainer:
         progress = Progress(len(jobs), not cfg.quiet)
         results = []
         futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
-        for future in cf.as_completed(futures):
+        for future in executors.as_completed(futures):
             w, b = futures[future]
             results.append((w, b, future.result().record.result))
             progress.step()
