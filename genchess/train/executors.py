@@ -142,9 +142,11 @@ def ctrl_c_at_safe_points() -> Iterator[None]:
 
     Python raises KeyboardInterrupt wherever the main thread happens to be. Between
     writing a game and counting it, the count the trainer reports disagrees with
-    its files; inside concurrent.futures.wait, after it took some futures' locks and
-    before the `with` that releases them, the executor's thread blocks forever on
-    those locks and the process cannot exit. Both happened. A second Ctrl-C raises
+    its files (seen in the tests). Inside concurrent.futures.wait, after it took
+    some futures' locks and before the `with` that releases them, the executor's
+    thread would block forever on those locks, and so would the exit that joins it:
+    the likely cause of a trainer that did not exit after Ctrl-C (seen in the tests
+    too, and gone since the press waits for a safe point). A second Ctrl-C raises
     at once, for a user who will not wait half a second. Leaving the block with a
     Ctrl-C not yet acted on raises it then, so a press is never lost. Nested blocks,
     other threads and a SIGINT that is ignored (a worker) keep Python's behaviour.
