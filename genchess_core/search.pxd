@@ -29,9 +29,10 @@ cdef enum:
     USE_IIR = 524288        # internal iterative reduction without a hash move
     USE_CONT_HISTORY = 1048576  # quiet moves ordered by continuation history too
     USE_SINGULAR = 2097152  # singular extensions and multi-cut
+    USE_LMR_HISTORY = 4194304  # late-move reductions shrink or grow with the move's history
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
-                    | USE_CONT_HISTORY | USE_SINGULAR)
+                    | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY)
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,

@@ -12,6 +12,8 @@ that silently does nothing fails too.
 import chess
 import pytest
 
+from genchess.engine import Engine
+from genchess.timeman import Limits
 from genchess_core.board import Board
 from genchess_core.search import ALL_FEATURES, FEATURE_NAMES, Searcher
 
@@ -239,3 +241,28 @@ def test_a_forced_recapture_is_singular_and_searched_deeper(fen, recaptures):
     without = search(fen, depth=8, features=ALL_FEATURES & ~bit)
     assert with_it.bestmove in recaptures and without.bestmove in recaptures
     assert with_it.nodes != without.nodes
+
+
+# --------------------------------------------------------------------------- reductions by history
+
+def test_reductions_by_history_act_on_top_of_the_log_table():
+    # Not a pruning of its own (a move with a good history is reduced less, so the
+    # tree may grow): the full search keeps the mates and recaptures above; here,
+    # that the switch acts at all, and only where late-move reductions do.
+    bit = FEATURE_NAMES["lmr_history"]
+    lmr = FEATURE_NAMES["lmr"]
+
+    def nodes(features):
+        # One engine for all the positions, as in a game: the statistics must grow
+        # past LMR_HISTORY_STEP before the reductions change, and a fresh engine's
+        # single search seldom gets them there.
+        engine = Engine()
+        engine.searcher.features = features
+        total = 0
+        for fen in MIDDLEGAMES + MIDDLEGAMES:
+            engine.set_position(fen, [])
+            total += engine.search(Limits(depth=7)).nodes
+        return total
+
+    assert nodes(ALL_FEATURES) != nodes(ALL_FEATURES & ~bit)
+    assert nodes(ALL_FEATURES & ~lmr) == nodes(ALL_FEATURES & ~lmr & ~bit)
