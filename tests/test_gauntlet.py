@@ -53,3 +53,56 @@ def test_small_gauntlet_writes_table_and_plot(tmp_path):
     assert "Gauntlet of GenChess: rating" in table
     png = (tmp_path / "out.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10000
+
+
+def gauntlet_config(tmp_path):
+    config = tmp_path / "g.cfg"
+    config.write_text("engine = genchess\ngames = 2\ntc = depth=1\n\n"
+                      "[opponent random]\ncommand = random name=Random\nrating = 0\n\n"
+                      "[opponent turing]\ncommand = turing name=Turing\nrating = 400\n")
+    return config
+
+
+def run_gauntlet_cli(*args):
+    argv, env = genchess_command("gauntlet", *args, "--concurrency", "1")
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_a_resumed_gauntlet_counts_each_opponents_games_and_plays_the_rest(tmp_path):
+    config, pgn, out = gauntlet_config(tmp_path), tmp_path / "g.pgn", str(tmp_path / "out")
+    # First sitting: only the games against Random.
+    first = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", out, "--opponents", "random")
+    assert first.returncode == 0, first.stderr + first.stdout
+    assert pgn.read_text().count("[Round ") == 2
+    # Second sitting: Random's two games are counted, not replayed; Turing's are played.
+    second = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", out, "--resume")
+    assert second.returncode == 0, second.stderr + second.stdout
+    assert second.stdout.count("Resumed 2 games") == 1
+    games = pgn.read_text()
+    assert games.count("[Round ") == 4
+    assert games.count('"Random"') == 2 and games.count('"Turing"') == 2
+    table = (tmp_path / "out.md").read_text()
+    assert "| random | 0 | 2 |" in table and "| turing | 400 | 2 |" in table
+    assert "(95%, 4 games" in table
+    # A third sitting has nothing left to play and fits the same four games.
+    third = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", out, "--resume")
+    assert third.returncode == 0 and third.stdout.count("Resumed 2 games") == 2
+    assert pgn.read_text() == games
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--resume"], "--resume continues the gauntlet in a PGN file"),
+    (["--resume", "--games", "1"], "outside this match of 1 games"),
+    (["--resume", "--tc", "5+0.1"], "TimeControl -, but this match plays 5+0.1"),
+])
+def test_resume_refuses_another_gauntlet(tmp_path, args, message):
+    config, pgn = gauntlet_config(tmp_path), tmp_path / "g.pgn"
+    first = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", str(tmp_path / "out"),
+                             "--opponents", "random")
+    assert first.returncode == 0, first.stderr + first.stdout
+    before = pgn.read_text()
+    if "--resume" in args and args != ["--resume"]:
+        args = args + ["--pgn", str(pgn)]
+    done = run_gauntlet_cli(str(config), "--out", str(tmp_path / "out"), *args)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and pgn.read_text() == before

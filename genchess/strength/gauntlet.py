@@ -13,6 +13,10 @@ and `rating` (a number, optionally followed by how it was measured, or the word
 note; `unmeasured` ones are skipped unless --include-unmeasured (then their
 rating is ignored in the fit: the point is printed, not fitted). See
 genchess/data/gauntlet.cfg.
+
+A gauntlet too long for one sitting continues with --resume: the games already
+in its --pgn file count against their opponent (matched by the two engines'
+names) and only the rest are played, so the final fit covers every sitting.
 """
 
 from __future__ import annotations
@@ -154,7 +158,7 @@ def run_gauntlet(args, out=print) -> int:
     from genchess.strength.cli import (UsageError, load_openings, parse_adjudication, parse_control,
                                        probe_all)
     from genchess.strength.ratings import Opponent, fit_rating
-    from genchess.strength.runner import MatchRunner
+    from genchess.strength.runner import MatchRunner, ResumeError
     from genchess.strength.engines import SpecError, parse_engine_spec
 
     try:
@@ -166,6 +170,9 @@ def run_gauntlet(args, out=print) -> int:
         if getattr(args, key, None) is None and key in s:
             setattr(args, key, s[key])
     args.tc = args.tc or "10+0.1"
+    if args.resume and not args.pgn:
+        raise UsageError("--resume continues the gauntlet in a PGN file: give it with --pgn FILE "
+                         "(or pgn = FILE in the config)")
     games = args.games or s.get("games", 20)
     engine_text = args.engine or s.get("engine", "genchess")
     control = parse_control(args)
@@ -198,6 +205,14 @@ def run_gauntlet(args, out=print) -> int:
         runner = MatchRunner((engine, opponent), control, openings, games, args.concurrency,
                              None, args.pgn, out, event=f"GenChess gauntlet {config.path.name}",
                              adjudication=adjudication)
+        if args.resume:
+            try:
+                resumed = runner.resume(args.pgn, other_pairings_too=True)
+            except ResumeError as e:
+                raise UsageError(str(e)) from None
+            if resumed:
+                s = runner.result.stats
+                out(f"Resumed {resumed} games from {args.pgn}: +{s.wins} ={s.draws} -{s.losses}")
         result = runner.run()
         for line in result.summary_lines():
             out(line)
@@ -231,6 +246,10 @@ def add_gauntlet_arguments(p) -> None:
                    help="also play opponents whose rating is unmeasured (not fitted)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md and PREFIX.png "
                                                    "(default: CONFIG without suffix + _gauntlet)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the gauntlet in the --pgn file: the games already there against "
+                        "each opponent count, only the rest are played (same --engine, --games, "
+                        "openings, --seed and --tc)")
     add_common_arguments(p)
     p.set_defaults(tc=None)
 

@@ -173,11 +173,13 @@ class MatchRunner:
                 yield MatchJob(number, self.engines, self.opening_of(number), self.control,
                                self.max_plies, self.adjudication)
 
-    def resume(self, pgn_path) -> int:
+    def resume(self, pgn_path, other_pairings_too: bool = False) -> int:
         """Count the games of this match already in `pgn_path` (by their Round tags,
         "pair.game") as if just played, so that run() plays only the rest; return
         how many. Games of other engines, openings or time controls are an error:
-        resuming must continue the same experiment, never mix two."""
+        resuming must continue the same experiment, never mix two. A gauntlet's
+        PGN holds one match per opponent: with `other_pairings_too`, games between
+        other engines are passed over (the same two engines still must agree)."""
         import chess.pgn
 
         games: dict[int, tuple] = {}        # number -> (result, termination, (White, Black))
@@ -197,6 +199,9 @@ class MatchRunner:
                 except ValueError:
                     raise ResumeError(f"{where}: Round {headers.get('Round')!r} is not "
                                       f"'pair.game' as genchess match writes it") from None
+                if other_pairings_too and \
+                        {headers.get("White"), headers.get("Black")} != set(self.names):
+                    continue
                 number = (pair - 1) * 2 + (game - 1)
                 if pair < 1 or game not in (1, 2) or number >= self.games:
                     raise ResumeError(f"{where}: Round {headers['Round']} is outside this "
