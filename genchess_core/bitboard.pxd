@@ -10,6 +10,7 @@ from genchess_core.types cimport U64
 cdef extern from "bitops.h" nogil:
     int gc_popcount(U64 b)
     int gc_lsb(U64 b)
+    void gc_prefetch(const void* addr)
     const U64 RANK_1 "GC_RANK_1"
     const U64 RANK_8 "GC_RANK_8"
     const U64 FILE_A "GC_FILE_A"

@@ -29,6 +29,16 @@ static inline int gc_lsb(uint64_t b) {
 }
 #endif
 
+/* Ask for the cache line holding addr ahead of its use (a hint; a no-op elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define gc_prefetch(addr) __builtin_prefetch(addr)
+#elif defined(_MSC_VER)
+#include <xmmintrin.h>
+#define gc_prefetch(addr) _mm_prefetch((const char*)(addr), _MM_HINT_T0)
+#else
+#define gc_prefetch(addr) ((void)(addr))
+#endif
+
 /* 64-bit masks as macros: C enums cannot portably hold them. */
 #define GC_RANK_1 0x00000000000000FFULL
 #define GC_RANK_8 0xFF00000000000000ULL

@@ -26,7 +26,7 @@ from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_param
                                      EVAL_LIMIT, KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
-                               tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
+                               tt_prefetch, tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
 from genchess_core.see cimport see
 
@@ -359,6 +359,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef int quiets_tried, n_tried_quiets, j
     cdef Move tried_quiets[MAX_QUIETS_PUNISHED]
     cdef int* cont1 = NULL
+    cdef Move* counter_slot
     cdef int tt_depth = -1, tt_bound = 0, tt_score = 0, singular_beta, new_depth
     cdef bint singular
     cdef int stat
@@ -469,10 +470,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         return -MATE_SCORE + ply if checked else DRAW_SCORE
     cont1 = continuation(s, ply, 1)
     cont2 = continuation(s, ply, 2)
+    counter_slot = countermove_slot(s, ply)
     if ordered:
         countermove = MOVE_NONE
-        if s.features & USE_COUNTERMOVE and countermove_slot(s, ply) != NULL:
-            countermove = countermove_slot(s, ply)[0]
+        if s.features & USE_COUNTERMOVE and counter_slot != NULL:
+            countermove = counter_slot[0]
         order_moves(s, moves, scores, n, hash_move, ply, countermove, cont1, cont2)
         if s.features & USE_SEE_ORDERING and s.features & USE_ORDERING:
             demote_losing_captures(s, moves, scores, n, hash_move)
@@ -516,6 +518,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         quiet = not (move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO))
         s.played_piece[ply] = p.board[move_from(m)]
         make_move(p, m, &u)
+        if s.features & USE_TT:
+            tt_prefetch(s.tt, p.key)
         s.played[ply] = m
         gives_check = quiet and in_check(p)
         if quiet and not gives_check and best > -MATE_BOUND:
@@ -581,8 +585,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         # Step 6a. Countermove: this refutation of the opponent's last
                         # move is tried right after the killers the next time it comes.
                         # (+62 Elo with steps 6b and 6c, SPRT [0,10] 10+0.1, 522 games)
-                        if countermove_slot(s, ply) != NULL:
-                            countermove_slot(s, ply)[0] = m
+                        if counter_slot != NULL:
+                            counter_slot[0] = m
                         # Step 6b. History malus: the quiet moves tried before the one
                         # that cut lose what it gains, so the next time they come later.
                         # (+62 Elo with steps 6a and 6c, SPRT [0,10] 10+0.1, 522 games)

@@ -2,6 +2,7 @@
 
 from libc.stdint cimport int32_t, uint8_t, int8_t, uint16_t
 from genchess_core.types cimport U64, Move
+from genchess_core.bitboard cimport gc_prefetch
 
 cdef enum:
     BOUND_NONE = 0
@@ -28,3 +29,8 @@ cdef void tt_new_search(TT* tt) noexcept nogil
 cdef TTEntry* tt_probe(TT* tt, U64 key) noexcept nogil
 cdef void tt_store(TT* tt, U64 key, int score, int bound, int depth, Move move) noexcept nogil
 cdef int tt_hashfull(const TT* tt) noexcept nogil
+
+cdef inline void tt_prefetch(const TT* tt, U64 key) noexcept nogil:
+    """Start loading key's slot into the cache: called right after a move is made,
+    the slot arrives while the child node does its first checks, before its probe."""
+    gc_prefetch(&tt.entries[key & tt.mask])
