@@ -92,8 +92,8 @@ def test_a_resumed_gauntlet_counts_each_opponents_games_and_plays_the_rest(tmp_p
 
 @pytest.mark.parametrize("args, message", [
     (["--resume"], "--resume continues the gauntlet in a PGN file"),
-    (["--resume", "--games", "1"], "outside this match of 1 games"),
-    (["--resume", "--tc", "5+0.1"], "TimeControl -, but this match plays 5+0.1"),
+    (["--resume", "--pgn", "{pgn}", "--games", "1"], "outside this match of 1 games"),
+    (["--resume", "--pgn", "{pgn}", "--tc", "5+0.1"], "TimeControl -, but this match plays 5+0.1"),
 ])
 def test_resume_refuses_another_gauntlet(tmp_path, args, message):
     config, pgn = gauntlet_config(tmp_path), tmp_path / "g.pgn"
@@ -101,8 +101,7 @@ def test_resume_refuses_another_gauntlet(tmp_path, args, message):
                              "--opponents", "random")
     assert first.returncode == 0, first.stderr + first.stdout
     before = pgn.read_text()
-    if "--resume" in args and args != ["--resume"]:
-        args = args + ["--pgn", str(pgn)]
+    args = [arg.format(pgn=pgn) for arg in args]
     done = run_gauntlet_cli(str(config), "--out", str(tmp_path / "out"), *args)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and pgn.read_text() == before

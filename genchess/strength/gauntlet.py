@@ -207,7 +207,7 @@ def run_gauntlet(args, out=print) -> int:
                              adjudication=adjudication)
         if args.resume:
             try:
-                resumed = runner.resume(args.pgn, other_pairings_too=True)
+                resumed = runner.resume(args.pgn, skip_other_pairings=True)
             except ResumeError as e:
                 raise UsageError(str(e)) from None
             if resumed:

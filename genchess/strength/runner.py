@@ -173,12 +173,12 @@ class MatchRunner:
                 yield MatchJob(number, self.engines, self.opening_of(number), self.control,
                                self.max_plies, self.adjudication)
 
-    def resume(self, pgn_path, other_pairings_too: bool = False) -> int:
+    def resume(self, pgn_path, skip_other_pairings: bool = False) -> int:
         """Count the games of this match already in `pgn_path` (by their Round tags,
         "pair.game") as if just played, so that run() plays only the rest; return
         how many. Games of other engines, openings or time controls are an error:
         resuming must continue the same experiment, never mix two. A gauntlet's
-        PGN holds one match per opponent: with `other_pairings_too`, games between
+        PGN holds one match per opponent: with `skip_other_pairings`, games between
         other engines are passed over (the same two engines still must agree)."""
         import chess.pgn
 
@@ -199,7 +199,7 @@ class MatchRunner:
                 except ValueError:
                     raise ResumeError(f"{where}: Round {headers.get('Round')!r} is not "
                                       f"'pair.game' as genchess match writes it") from None
-                if other_pairings_too and \
+                if skip_other_pairings and \
                         {headers.get("White"), headers.get("Black")} != set(self.names):
                     continue
                 number = (pair - 1) * 2 + (game - 1)
