@@ -33,7 +33,7 @@ except ImportError:
     # GenChess would have been found: processes this one spawns inherit sys.path.
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from genchess.train import executors  # noqa: E402
+from genchess.parallel import executors  # noqa: E402
 from genchess.train.config import parse_config  # noqa: E402
 from genchess.train.trainer import Trainer  # noqa: E402
 
@@ -97,7 +97,7 @@ def fixed_jobs(count: int):
     from genchess.genome import hand_set_genome, load_genome
     from genchess.genome.genome_file import DEFAULT_GENOME_PATH
     from genchess.train.trainer import read_openings
-    from genchess.train.worker import GameJob
+    from genchess.parallel.worker import GameJob
 
     a = hand_set_genome().to_text()
     b = load_genome(DEFAULT_GENOME_PATH.parent / "material.genome").to_text()
@@ -108,7 +108,7 @@ def fixed_jobs(count: int):
 
 def time_jobs(scheduler: str | None, jobs) -> float:
     """Wall seconds to play every job with two workers, after the workers are up."""
-    from genchess.train.worker import play_job
+    from genchess.parallel.worker import play_job
 
     with executors.open_executor(scheduler, 2, out=lambda line: None) as executor:
         list(executors.completed(executor, play_job, fixed_jobs(2), in_flight=2))   # warm up

@@ -11,7 +11,7 @@ from genchess.genome import Genome, load_genome
 from genchess.match import GameRecord
 from genchess.train.champion import (Champion, ChampionSettings, champion_path, read_history,
                                      write_atomically)
-from genchess.train.worker import GameResult
+from genchess.parallel.worker import GameResult
 
 
 class ScriptedExecutor(cf.Executor):

@@ -15,7 +15,7 @@ from genchess.match import GameRecord
 from genchess.train.kendall import (R_TABLE, KendallConfig, KendallTrainer, apply_match,
                                     average_weights, clone_and_replace, generation_pairs, judge,
                                     mutate, population_sigma, reverse, select_opponent)
-from genchess.train.worker import GameResult
+from genchess.parallel.worker import GameResult
 from genchess_core import STARTING_FEN
 from train_helpers import read_pgn_games, still_alive_snapshots
 

@@ -13,7 +13,7 @@ import chess
 import pytest
 
 from genchess.genome import MaterialGenome, hand_set_genome
-from genchess.train.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob, play_job
 from genchess_core import Board
 from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES as KW, Searcher
 

@@ -34,10 +34,10 @@ distributed = pytest.importorskip("distributed", reason='needs pip install "genc
 
 import genchess                                                   # noqa: E402
 from genchess.genome import Genome, read_genome_file              # noqa: E402
-from genchess.train import executors                              # noqa: E402
+from genchess.parallel import executors                              # noqa: E402
 from genchess.train.config import parse_config                    # noqa: E402
 from genchess.train.trainer import Trainer, job_key               # noqa: E402
-from genchess.train.worker import GameJob, play_job               # noqa: E402
+from genchess.parallel.worker import GameJob, play_job               # noqa: E402
 from train_helpers import (Background, check_run_files, complete_games_prefix,  # noqa: E402
                            complete_pool_prefix, count_game_starts, game_key, read_pgn_games,
                            run, train_command, wait_for, write_config)

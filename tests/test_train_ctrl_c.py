@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from genchess.train import executors
+from genchess.parallel import executors
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to itself")
 

@@ -1,4 +1,4 @@
-"""The executor choice (genchess/train/executors.py) with local processes: workers die
+"""The executor choice (genchess/parallel/executors.py) with local processes: workers die
 with their trainer, a dead worker stops the run cleanly, no dask without a scheduler.
 
 Processes are found through /proc (Linux): the trainer runs in its own session, so
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from genchess.train.executors import parse_scheduler
+from genchess.parallel.executors import parse_scheduler
 from train_helpers import (Background, check_run_files, count_game_starts, game_key,
                            genchess_command, read_pgn_games, run, train_command, wait_for,
                            write_config)

@@ -405,7 +405,7 @@ def test_in_process_run_with_quiet_output_openings_and_budget_search(tmp_path, k
 
     def executor_factory(workers):
         used.append(workers)
-        from genchess.train.worker import init_worker
+        from genchess.parallel.worker import init_worker
         return cf.ProcessPoolExecutor(workers, initializer=init_worker)
 
     trainer = Trainer(parse_config(cfg), out=lines.append, executor_factory=executor_factory)

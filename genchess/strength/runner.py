@@ -29,7 +29,7 @@ from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
 from genchess.strength.sprt import CONTINUE, Sprt
 from genchess.strength.stats import MatchStats, format_elo
-from genchess.train import executors
+from genchess.parallel import executors
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 MAX_PLIES = 1000            # a game still going after this is a draw

@@ -37,8 +37,8 @@ from pathlib import Path
 from genchess.genome import Genome, load_genome
 from genchess.strength.sprt import CONTINUE, H1, Sprt
 from genchess.strength.stats import MatchStats, format_elo
-from genchess.train import executors
-from genchess.train.worker import GameJob, play_job
+from genchess.parallel import executors
+from genchess.parallel.worker import GameJob, play_job
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 HISTORY = re.compile(r"promotion (\d+): (\d+) replaces (\S+) at game (\d+): elo ([-+0-9.inf]+) "

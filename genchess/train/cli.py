@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if (args.config is None) == (args.export is None):
         parser.error("give a CONFIG file to train, or --export DATABASE")
-    from genchess.train.executors import ClusterError, parse_scheduler
+    from genchess.parallel.executors import ClusterError, parse_scheduler
 
     try:
         if args.export:

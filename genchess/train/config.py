@@ -188,7 +188,7 @@ def convert(key: Key, text: str, base_dir: Path):
             raise ValueError(f"expected one of {', '.join(METHODS)}, not {text!r}")
         return method
     elif key.kind == "scheduler":
-        from genchess.train.executors import parse_scheduler
+        from genchess.parallel.executors import parse_scheduler
         return parse_scheduler(text)
     else:                                           # pragma: no cover - table error
         raise AssertionError(key.kind)

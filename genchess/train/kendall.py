@@ -58,8 +58,8 @@ from genchess.pgn import pgn_text
 from genchess.train.config import CommonSettings, ConfigError, Key, common_settings
 from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,
                                     set_aside)
-from genchess.train import executors
-from genchess.train.worker import GameJob, GameResult, play_job
+from genchess.parallel import executors
+from genchess.parallel.worker import GameJob, GameResult, play_job
 from genchess_core.search import KENDALL_WHITWELL_FEATURES
 
 KENDALL_KEYS = [

@@ -37,7 +37,7 @@ import numpy as np
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
-from genchess.train import executors
+from genchess.parallel import executors
 from genchess.pgn import pgn_text
 from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.train.config import (COMMON_KEYS, ConfigError, Key, check_entries, read_entries,
@@ -46,7 +46,7 @@ from genchess.train.kendall import (KENDALL_KEYS, R_TABLE, KendallConfig, Kendal
                                     average_weights, kendall_config,
                                     population_sigma, scaled_to_pawn)
 from genchess.train.records import read_pool_file
-from genchess.train.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob, play_job
 from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
 
 STUDY_KEYS = [

@@ -62,8 +62,8 @@ from genchess.genome.database import (ChromosomeDB, DatabaseError, Evaluation,
                                       GenerationSummary)
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
 from genchess.train.config import CommonSettings, ConfigError, Key, common_settings
-from genchess.train import executors
-from genchess.train.worker import GameJob, play_job
+from genchess.parallel import executors
+from genchess.parallel.worker import GameJob, play_job
 
 SIMILARITY_POSITIONS = Path(__file__).resolve().parent.parent / "data" / "similarity.epd"
 RANDOM_RANGE = (-50, 50)        # centipawns, the first population's table values

@@ -19,13 +19,13 @@ from pathlib import Path
 
 from genchess.genome import GenomeError, parse_genome_text
 from genchess.genome.genome_file import StillAlive
-from genchess.train import executors
+from genchess.parallel import executors
 from genchess.train.config import ConfigError, TrainConfig
 from genchess.train.pool import Pools, game_time
 from genchess.pgn import pgn_text
 from genchess.train.records import (AppendFile, is_pool_record_end, move_aside, read_games_file,
                                     read_pool_file, set_aside, split_complete)
-from genchess.train.worker import GameJob, GameResult, play_job
+from genchess.parallel.worker import GameJob, GameResult, play_job
 from genchess_core import Board, FenError
 
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}

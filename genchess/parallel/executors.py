@@ -1,11 +1,12 @@
-"""Where a trainer's games run: local worker processes or a dask.distributed cluster.
+"""Where games run: local worker processes or a dask.distributed cluster.
 
-Every trainer gets its executor here and nowhere else, and hands it games through
-`completed()`, so a new trainer inherits local processes, clusters and their faults
-for free. The trade-off: a trainer sees only a `concurrent.futures.Executor` and
-two exceptions, never dask itself, so it cannot use dask's richer features (data
-locality, priorities); games are independent and small, so it needs none of them,
-and without a scheduler dask is never even imported (start-up stays fast).
+Every trainer and every match gets its executor here and nowhere else, and hands
+it games through `completed()` (or `wait_first`), so a new trainer inherits local
+processes, clusters and their faults for free. The trade-off: a caller sees only a
+`concurrent.futures.Executor` and two exceptions, never dask itself, so it cannot
+use dask's richer features (data locality, priorities); games are independent and
+small, so it needs none of them, and without a scheduler dask is never even
+imported (start-up stays fast).
 
     with open_executor(scheduler, workers) as executor:      # scheduler None: local
         for result in completed(executor, play_job, jobs, in_flight=workers):
@@ -77,7 +78,7 @@ def init_local_worker(trainer_pid: int) -> None:
     """Initializer of every local worker process: the trainer handles Ctrl-C and
     Ctrl-Z (worker.init_worker), and the worker dies with its trainer, however the
     trainer dies (kill -9 included), instead of idling forever as an orphan."""
-    from genchess.train.worker import init_worker
+    from genchess.parallel.worker import init_worker
     init_worker()
     if sys.platform.startswith("linux"):
         try:
@@ -202,7 +203,7 @@ def worker_version() -> str:
     """This process's GenChess version (read at call time, so a test can change it).
     Importing the game worker on the way proves the compiled core loads there, and
     warms the process before its first game's clock starts."""
-    import genchess.train.worker  # noqa: F401
+    import genchess.parallel.worker  # noqa: F401
     return genchess.__version__
 
 
@@ -391,7 +392,7 @@ def _signal_plugin():
 
     class IgnoreTerminalSignals(WorkerPlugin):
         def setup(self, worker):
-            from genchess.train.worker import init_worker
+            from genchess.parallel.worker import init_worker
             if threading.current_thread() is threading.main_thread():
                 init_worker()
 
