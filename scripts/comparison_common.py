@@ -5,7 +5,7 @@ tables of Kendall and Whitwell (2001) and Dehghani and Babamir (2017) on our
 engine. Middle-game positions are derived, not shipped: the first openings of
 genchess/data/openings.epd, each played on for a few half-moves by the full search
 at depth 3 (deterministic), so every run sees the same positions. Games go through
-genchess.match.play_game and are counted by the measuring package's MatchStats;
+genchess.match.play_game and are counted by the measuring package's Tally;
 the tables print W/D/L and percentages, as the papers do.
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path
 from genchess.engine import Engine
 from genchess.match import EnginePlayer, play_game
 from genchess.strength.stats import MatchStats
+from genchess.strength.tally import Tally
 from genchess.timeman import Limits
 from genchess_core import Board
 
@@ -89,18 +90,17 @@ def wdl(stats: MatchStats) -> str:
 
 def match(player: EnginePlayer, opponent: EnginePlayer, starts: list[str], max_plies: int,
           progress=None) -> MatchStats:
-    """Each start twice, colours swapped; the score is `player`'s."""
-    score = MatchStats()
-    for fen in starts:
+    """Each start twice, colours swapped (a game pair); the score is `player`'s."""
+    tally = Tally()
+    for n, fen in enumerate(starts):
         for player_white in (True, False):
             white, black = (player, opponent) if player_white else (opponent, player)
             record = play_game(white, black, start_fen=fen, max_plies=max_plies)
-            ours = "white" if player_white else "black"
-            score.add_game(0.5 if record.winner is None else float(record.winner == ours))
+            tally.add(record.result, white=player_white, pair=n)
             if progress:
                 progress(f"  {record.white} v {record.black}: {record.result} ({record.termination}, "
                          f"{len(record.moves)} plies)")
-    return score
+    return tally.stats
 
 
 def markdown_table(headers: list[str], rows: list[list]) -> str:

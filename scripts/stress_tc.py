@@ -12,14 +12,13 @@ control the loss on time was seen at. The output is a count per engine of each f
 cutechess-cli reports (time loss, illegal move, crash, stalled connection), read from
 its `Finished game` lines; the exit status is 1 if GenChess had any.
 
-cutechess-cli is found as the tests find it (scripts/tournament.py): PATH,
+cutechess-cli is found as the tests find it (genchess.strength.tournament_managers): PATH,
 $GENCHESS_TOURNAMENT_BIN, or ../shared/bin beside the repository.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -31,16 +30,11 @@ SCRIPTS = Path(__file__).resolve().parent
 REPO_ROOT = SCRIPTS.parent
 OPENINGS = REPO_ROOT / "genchess" / "data" / "openings.epd"
 
-
-def load_tournament():
-    spec = importlib.util.spec_from_file_location("tournament", SCRIPTS / "tournament.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-tournament = load_tournament()
+try:
+    import genchess.strength  # noqa: F401  (an installed GenChess)
+except ImportError:
+    sys.path.insert(0, str(REPO_ROOT))          # a checkout without an install
+from genchess.strength import tournament_managers as tournament  # noqa: E402
 
 
 def genchess_argv(args, name: str) -> list[str]:

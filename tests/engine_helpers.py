@@ -10,7 +10,6 @@ or dead engine fails a test with a transcript instead of hanging the run.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import queue
@@ -58,15 +57,11 @@ def peer_engine(name: str) -> str:
     return path
 
 
-@functools.cache
 def tournament():
-    """scripts/tournament.py, the one place tests and scripts find cutechess-cli and
-    fastchess and read their results."""
-    spec = importlib.util.spec_from_file_location("tournament", REPO_ROOT / "scripts" / "tournament.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module         # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    """genchess.strength.tournament_managers, the one place tests and scripts find
+    cutechess-cli and fastchess and read their results."""
+    from genchess.strength import tournament_managers
+    return tournament_managers
 
 
 def tournament_manager(name: str) -> str:

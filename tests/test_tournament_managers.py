@@ -2,7 +2,7 @@
 README's cutechess-cli command lines run as written (fewer games, a shorter clock),
 with cutechess-cli as the referee of legality, crashes and clocks (timemargin 0).
 
-The managers are found by scripts/tournament.py (PATH, $GENCHESS_TOURNAMENT_BIN, then
+The managers are found by genchess.strength.tournament_managers (PATH, $GENCHESS_TOURNAMENT_BIN, then
 ../shared/bin beside the repository); without them these tests skip, saying why.
 """
 

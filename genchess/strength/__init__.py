@@ -1,7 +1,11 @@
 """Measuring strength: the one place GenChess computes an Elo, an interval or an SPRT.
 
-`stats` (W/D/L and game pairs to score, Elo, LOS, pentanomial interval), `sprt`
-(the sequential test that decides between two Elo hypotheses), `ratings` (a
-rating fitted against anchored opponents), and the match and gauntlet runners
-that `genchess match`, `genchess gauntlet` and the trainers' champion use.
+`tally` (the one accumulator: PGN results in; W-D-L, game pairs, Elo and the
+SPRT's verdict out), `stats` (scores, Elo, LOS and the pentanomial interval),
+`sprt` (the sequential test that decides between two Elo hypotheses), `ratings`
+(a rating fitted against anchored opponents), the match and gauntlet runners that
+`genchess match` and `genchess gauntlet` use, `openings` (start positions from
+EPD, PGN or move files) and `tournament_managers` (cutechess-cli and fastchess for
+tests and scripts). The trainers' champion counts its games here too. Games run
+through genchess.parallel; nothing here imports genchess.train.
 """

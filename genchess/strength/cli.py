@@ -14,6 +14,8 @@ import random
 import sys
 from pathlib import Path
 
+from genchess.strength.sprt import Sprt
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_OPENINGS = DATA / "openings.epd"
 DEFAULT_MOVE_OPENINGS = DATA / "openings_moves.txt"    # for engines without setboard
@@ -32,8 +34,9 @@ def add_match_arguments(p) -> None:
                    help=f"games to play (default 100; with --sprt, at most {SPRT_MAX_GAMES})")
     add_common_arguments(p)
     p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
-                   help="stop at a decision: elo0=0 elo1=5 alpha=0.05 beta=0.05 "
-                        "model=normalized|logistic")
+                   help=f"stop at a decision: elo0={Sprt.elo0:g} elo1={Sprt.elo1:g} "
+                        f"alpha={Sprt.alpha:g} beta={Sprt.beta:g} model=normalized|logistic "
+                        f"(the defaults; give any to change it)")
     p.add_argument("--resume", action="store_true",
                    help="continue the match in the --pgn file: its games count, only the rest "
                         "are played (same engines, openings, --seed and --tc)")

@@ -33,6 +33,14 @@ class Opening:
         """Playable by an engine that cannot set up positions."""
         return self.fen == STARTING_FEN
 
+    @property
+    def position(self) -> str:
+        """The FEN after the opening's moves: where an in-process game starts."""
+        board = Board(self.fen)
+        for move in self.moves:
+            board.push_uci(move)
+        return board.fen()
+
 
 def _checked(fen: str, moves: list[str], where: str) -> Opening:
     try:
@@ -79,7 +87,7 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES) -> list[Opening]
             else:
                 openings.append(_checked(STARTING_FEN, line.split(), where))
     if not openings:
-        raise OpeningError(f"{path}: no openings in the file")
+        raise OpeningError(f"{path}: no positions in opening file")
     return openings
 
 
@@ -103,3 +111,9 @@ def _read_pgn(path: Path, text: str, plies: int) -> list[Opening]:
         moves = [move.uci() for move in list(game.mainline_moves())[:plies]]
         openings.append(_checked(game.board().fen(), moves, where))
     return openings
+
+
+def read_start_positions(path: str | Path) -> list[str]:
+    """Where each opening of the file leaves the board, as FENs: the trainers' games
+    start there (they take positions, not moves). OpeningError as read_openings."""
+    return [opening.position for opening in read_openings(path)]

@@ -29,9 +29,9 @@ from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
 from genchess.strength.sprt import CONTINUE, Sprt
 from genchess.strength.stats import MatchStats, format_elo
+from genchess.strength.tally import Tally
 from genchess.parallel import executors
 
-SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 MAX_PLIES = 1000            # a game still going after this is a draw
 
 _local = threading.local()
@@ -92,12 +92,19 @@ def default_concurrency() -> int:
 @dataclass
 class MatchResult:
     names: tuple[str, str]
-    stats: MatchStats = field(default_factory=MatchStats)
-    sprt: Sprt | None = None
+    tally: Tally = field(default_factory=Tally)
     terminations: Counter = field(default_factory=Counter)
     failures: Counter = field(default_factory=Counter)     # (name, termination) of losses by rule
     stopped: str = ""               # why the match ended early: an SPRT verdict, interrupted
     records: list[GameRecord] = field(default_factory=list)
+
+    @property
+    def stats(self) -> MatchStats:
+        return self.tally.stats
+
+    @property
+    def sprt(self) -> Sprt | None:
+        return self.tally.sprt
 
     def as_dict(self) -> dict:
         return {"engines": list(self.names), **self.stats.summary(),
@@ -160,8 +167,7 @@ class MatchRunner:
             names = [f"{names[0]} (1)", f"{names[1]} (2)"]
         self.names = (names[0], names[1])
         self.engines = tuple(_named(spec, name) for spec, name in zip(engines, names))
-        self.result = MatchResult(self.names, sprt=sprt)
-        self._pairs: dict[int, dict[int, float]] = {}
+        self.result = MatchResult(self.names, Tally(sprt))
         self._done: set[int] = set()        # game numbers already played (resumed)
 
     def opening_of(self, number: int) -> Opening:
@@ -287,27 +293,17 @@ class MatchRunner:
 
     def _count(self, number: int, result_text: str, termination: str, players) -> bool:
         """Add game `number` (its PGN result; players = (White, Black)) to the
-        statistics and, once its pair is complete, to the pentanomial counts and
-        the SPRT; return whether that pair is now complete."""
+        tally (games 2k and 2k+1 are pair k, the first engine White in the first)
+        and note how it ended; return whether that completed its pair."""
         result = self.result
-        score = SCORES.get(result_text, 0.5)
-        first = score if number % 2 == 0 else 1.0 - score
-        result.stats.add_game(first)
         result.terminations[termination] += 1
         if termination in RULE_LOSSES and result_text != "1/2-1/2":
             white, black = players
             result.failures[(white if result_text == "0-1" else black, termination)] += 1
-        pair = self._pairs.setdefault(number // 2, {})
-        pair[number % 2] = first
-        if len(pair) < 2:
-            return False
-        result.stats.count_pair(pair[0], pair[1])
-        del self._pairs[number // 2]
-        if self.sprt is not None:
-            verdict = self.sprt.update(result.stats.pairs)
-            if verdict != CONTINUE:
-                result.stopped = f"SPRT accepted {verdict} after {result.stats.games} games"
-        return True
+        pair_done = result.tally.add(result_text, white=number % 2 == 0, pair=number // 2)
+        if pair_done and result.tally.verdict != CONTINUE:
+            result.stopped = f"SPRT accepted {result.tally.verdict} after {result.stats.games} games"
+        return pair_done
 
 
 def _file_and_line(source: str) -> str:

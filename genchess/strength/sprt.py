@@ -133,9 +133,11 @@ def llr(counts, elo0: float, elo1: float, model: str = "normalized") -> float:
 
 @dataclass
 class Sprt:
-    """An SPRT in progress: feed it the counts so far, ask it what to do."""
+    """An SPRT in progress: feed it the counts so far, ask it what to do. The default
+    bounds [0, 10] are the project's: every search step and genome was gated by them,
+    and the trainers' champion uses them too."""
     elo0: float = 0.0
-    elo1: float = 5.0
+    elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
     model: str = "normalized"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BIN_ENV = "GENCHESS_TOURNAMENT_BIN"
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]     # a clone (an installed package has no ../shared)
 SHARED_BIN = REPO_ROOT.parent / "shared" / "bin"
 
 # What a missing or broken manager needs; the binaries themselves come from their
