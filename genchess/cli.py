@@ -49,7 +49,8 @@ def cmd_perft(args):
 
 def load_genome_or_exit(path, genome_id, prog):
     """The genome a user asked for, or one line on stderr and exit status 2."""
-    from genchess.genome import GenomeError, default_genome, load_genome
+    from genchess.genome import GenomeError, default_genome
+    from genchess.train.registry import genome_to_play
 
     if path is None:
         if genome_id is not None:
@@ -57,11 +58,9 @@ def load_genome_or_exit(path, genome_id, prog):
             raise SystemExit(2)
         return default_genome()
     try:
-        return load_genome(path, genome_id)
+        return genome_to_play(path, genome_id)
     except GenomeError as e:
         print(f"{prog}: {e}", file=sys.stderr)
-    except OSError as e:
-        print(f"{prog}: cannot read genome file {path}: {e.strerror}", file=sys.stderr)
     raise SystemExit(2)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from genchess.book import DEFAULT_DEPTH as DEFAULT_BOOK_DEPTH, MAX_DEPTH as MAX_BOOK_DEPTH, Book, BookError
 from genchess.engine import SEARCH_MODES, Engine
-from genchess.genome import GenomeError, default_genome, load_genome
+from genchess.genome import GenomeError, default_genome
 from genchess_core.gasearch import DEFAULT_POOL_NODES
 
 DEFAULT_GENOME = "<default>"
@@ -115,12 +115,11 @@ class Settings:
             path = DEFAULT_GENOME
             genome_id = None
         else:
+            from genchess.train.registry import genome_to_play
             try:
-                genome = load_genome(path, genome_id)
+                genome = genome_to_play(path, genome_id)
             except GenomeError as e:
                 raise OptionError(str(e)) from None
-            except OSError as e:
-                raise OptionError(f"cannot read genome file {path}: {e.strerror}") from None
         self.engine.set_genome(genome)
         self.genome_path, self.genome_id = path, genome_id
 

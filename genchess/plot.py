@@ -230,7 +230,7 @@ def plot_niches(plt, history, out: Path) -> Path:
 
 def plot_database(path: Path, out: Path) -> int:
     """genchess-plot on a Phoenix chromosome database."""
-    from genchess.genome.database import ChromosomeDB
+    from genchess.train.chromosome_db import ChromosomeDB
     try:
         db = ChromosomeDB(path)
         history = db.history()
@@ -272,7 +272,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     pool = Path(args.pool_file)
     out = Path(args.out) if args.out else Path(str(pool) + "_plots")
-    from genchess.genome.database import is_sqlite_file
+    from genchess.train.chromosome_db import is_sqlite_file
     if is_sqlite_file(pool):
         return plot_database(pool, out)
     try:

@@ -34,8 +34,8 @@ except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genchess.parallel import executors  # noqa: E402
-from genchess.train.config import parse_config  # noqa: E402
-from genchess.train.trainer import Trainer  # noqa: E402
+from genchess.train.gene_pool import GenePoolTrainer  # noqa: E402
+from genchess.train.registry import parse_config  # noqa: E402
 
 CONFIG = """maximum simultaneous games = {workers}
 gene pool population = 4
@@ -72,7 +72,7 @@ def measure(scheduler: str | None, workers: int, seconds: float) -> tuple[int, f
                                                         out=lambda line: None)
         else:
             config.scheduler = scheduler
-        trainer = Trainer(config, out=lambda line: None, executor_factory=factory)
+        trainer = GenePoolTrainer(config, out=lambda line: None, executor_factory=factory)
         started = [0.0]
         play_round = trainer.play_round
 
@@ -96,12 +96,12 @@ def fixed_jobs(count: int):
     depth 4 from the shipped openings, colours alternating."""
     from genchess.genome import hand_set_genome, load_genome
     from genchess.genome.genome_file import DEFAULT_GENOME_PATH
-    from genchess.train.trainer import read_openings
+    from genchess.strength.openings import read_start_positions
     from genchess.parallel.worker import GameJob
 
     a = hand_set_genome().to_text()
     b = load_genome(DEFAULT_GENOME_PATH.parent / "material.genome").to_text()
-    fens = read_openings(Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd")
+    fens = read_start_positions(Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd")
     return [GameJob(0, 0, n, n + 1, *((a, b) if n % 2 else (b, a)), fens[n // 2], 0.0, "iterative",
                     depth=4) for n in range(count)]
 

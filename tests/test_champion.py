@@ -11,7 +11,7 @@ from genchess.genome import Genome, load_genome
 from genchess.match import GameRecord
 from genchess.train.champion import (Champion, ChampionSettings, champion_path, read_history,
                                      write_atomically)
-from genchess.parallel.worker import GameResult
+from genchess.parallel.worker import GameJob, GameResult
 
 
 class ScriptedExecutor(cf.Executor):
@@ -39,9 +39,13 @@ def setup(tmp_path, max_games=400):
     return champion, old, new
 
 
+def one_second_game(white, black, fen):
+    return GameJob(6, -1, white.id, black.id, white.to_text(), black.to_text(), fen, 1.0, "iterative")
+
+
 def challenge(champion, new, outcome):
     executor = ScriptedExecutor(new.id, outcome)
-    promoted = champion.challenge(executor, 2, new, [None], 1.0, "iterative", 6, 120)
+    promoted = champion.challenge(executor, 2, new, [None], one_second_game, 120)
     return promoted, executor.jobs
 
 

@@ -251,3 +251,35 @@ def test_pawn_scale_is_undefined_once_the_mean_pawn_weight_is_not_positive():
     assert list(scaled_to_pawn(values, 2.0)) == [100.0, 300.0, -50.0]
     for pawn in (0.0, -3.0):
         assert np.isnan(scaled_to_pawn(values, pawn)).all()
+
+
+def test_the_champion_works_here_too(tmp_path):
+    """`champion interval` in a kendall-whitwell run: the first average player is
+    crowned at the first interval; a later average player that wins every champion
+    game is promoted by the SPRT, its games played at the run's fixed depth."""
+    from genchess.genome import load_genome
+    from genchess.train.champion import ChampionSettings, champion_path, read_history
+
+    played = []
+
+    def rule(job):
+        if job.pool != -1:
+            return "1/2-1/2"
+        # A champion game: the later average player wins two games in three, draws the third.
+        played.append(job)
+        if len(played) % 3 == 0:
+            return "1/2-1/2"
+        return "1-0" if job.white_id > job.black_id else "0-1"
+    config = KendallConfig(path="t.cfg", population_file=tmp_path / "kw.txt", population=4,
+                           generations=3, depth=1, seed=5, quiet=True,
+                           champion=ChampionSettings(interval=6, max_games=200))
+    executor = RuleExecutor(rule)
+    trainer = KendallTrainer(config, out=lambda *a: None, executor_factory=lambda n: executor,
+                             progress=False)
+    assert trainer.run() == 0
+    champion_games = [job for job in executor.jobs if job.pool == -1]
+    assert champion_games and all(job.depth == 1 for job in champion_games)
+    assert {job.white_id for job in champion_games} <= {0, 2, 3}
+    promotions = list(read_history(tmp_path / "kw.txt_champion.txt"))
+    assert [row[1] for row in promotions] == [2, 3]     # generation 2's player, then generation 3's
+    assert load_genome(champion_path(tmp_path / "kw.txt")) == trainer.average_player(3)

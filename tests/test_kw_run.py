@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from genchess.genome import MaterialGenome, load_genome, read_genome_file
-from genchess.train.config import ConfigError, parse_config
+from genchess.train.config import ConfigError
+from genchess.train.registry import parse_config
 from train_helpers import (Background, config_text, count_game_starts, genchess_command, read_pgn_games,
                            run, still_alive_snapshots, train_command, wait_for)
 

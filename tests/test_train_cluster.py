@@ -35,8 +35,8 @@ distributed = pytest.importorskip("distributed", reason='needs pip install "genc
 import genchess                                                   # noqa: E402
 from genchess.genome import Genome, read_genome_file              # noqa: E402
 from genchess.parallel import executors                              # noqa: E402
-from genchess.train.config import parse_config                    # noqa: E402
-from genchess.train.trainer import Trainer, job_key               # noqa: E402
+from genchess.train.gene_pool import GenePoolTrainer, job_key     # noqa: E402
+from genchess.train.registry import parse_config                  # noqa: E402
 from genchess.parallel.worker import GameJob, play_job               # noqa: E402
 from train_helpers import (Background, check_run_files, complete_games_prefix,  # noqa: E402
                            complete_pool_prefix, count_game_starts, game_key, read_pgn_games,
@@ -77,7 +77,7 @@ def test_gene_pool_run_on_a_two_worker_cluster_writes_valid_files(cluster, tmp_p
         config = parse_config(cfg)
         config.scheduler = scheduler
         lines: list[str] = []
-        assert Trainer(config, out=lines.append).run() == 0, "\n".join(lines[-20:])
+        assert GenePoolTrainer(config, out=lines.append).run() == 0, "\n".join(lines[-20:])
         runs[name] = lines, tmp_path / name / "pool.txt"
     lines, pool_file = runs["cluster"]
     assert lines[0] == (f"Playing on the dask cluster at {cluster}: 2 workers (2 threads), "

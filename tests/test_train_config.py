@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from genchess.train import cli as train_cli
-from genchess.train.config import KEYS, ConfigError, parse_config, parse_duration
+from genchess.train.config import ConfigError, parse_duration
+from genchess.train.gene_pool import METHOD as GENE_POOL
+from genchess.train.registry import parse_config
 from train_helpers import REPO_ROOT, config_text, run, train_command, write_config
 
 EXAMPLES = REPO_ROOT / "genchess" / "train" / "examples"
@@ -199,7 +201,7 @@ def test_several_missing_keys_are_all_named(tmp_path):
 
 def test_empty_file_lists_every_required_key(tmp_path):
     message, path = config_error(tmp_path, "# nothing but a comment\n\n")
-    for key in KEYS:
+    for key in GENE_POOL.all_keys:
         assert (key.name in message) == key.required, key.name
 
 
@@ -294,7 +296,7 @@ def test_help_lists_every_key(tmp_path):
     proc = run(train_command("--help"), cwd=tmp_path, timeout=60)
     assert proc.returncode == 0, proc.stderr
     help_text = " ".join(proc.stdout.split())
-    for key in KEYS:
+    for key in GENE_POOL.all_keys:
         assert key.name in help_text, key.name
         assert " ".join(key.help.split()) in help_text, key.name
     assert "Ctrl-Z" in help_text and "Ctrl-C" in help_text

@@ -20,7 +20,8 @@ import pytest
 from engine_helpers import genchess_command
 from genchess.genome import PvtGenome, load_genome
 from genchess.genome.pvt import N_VALUES, TABLE_INDEX, TABLES
-from genchess.train.config import ConfigError, parse_config
+from genchess.train.config import ConfigError
+from genchess.train.registry import genome_to_play, parse_config
 from genchess.train.mnc import (TABLE_LIMIT, MncConfig, behaviour, crossover, crowding_selection,
                                 distance, mutate, niches, relative_change, replacement,
                                 round_robin_fitness, round_robin_pairs, similarity_boards,
@@ -280,13 +281,13 @@ def test_tiny_run_writes_the_database_plots_and_plays(tmp_path):
                         "chromosome LIMIT 1").fetchone()[0]
     born_late = conn.execute("SELECT MAX(id) FROM chromosomes").fetchone()[0]
     conn.close()
-    assert load_genome(db).id == best
-    assert load_genome(db, born_late).id == born_late and born_late > 6
+    assert genome_to_play(db).id == best
+    assert genome_to_play(db, born_late).id == born_late and born_late > 6
     # Export as a genome file that reads back equal.
     out = tmp_path / "best.genome"
     proc = train("--export", str(db), "--id", str(born_late), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert load_genome(out) == load_genome(db, born_late)
+    assert load_genome(out) == genome_to_play(db, born_late)
     # Plots.
     argv, env = genchess_command()
     plot = [sys.executable, "-m", "genchess.plot", str(db), "--out", str(tmp_path / "plots")]
@@ -369,7 +370,7 @@ def test_missing_id_and_empty_database_messages(tmp_path):
 
 
 def test_a_database_held_by_another_writer_is_a_clear_error(tmp_path):
-    from genchess.genome.database import ChromosomeDB, DatabaseError
+    from genchess.train.chromosome_db import ChromosomeDB, DatabaseError
     path = tmp_path / "held.db"
     ChromosomeDB(path, create=True).close()
     holder = sqlite3.connect(path, isolation_level=None)
@@ -381,3 +382,15 @@ def test_a_database_held_by_another_writer_is_a_clear_error(tmp_path):
     holder.execute("ROLLBACK")
     db.set_meta({"seed": 1})
     assert db.meta() == {"seed": "1"}
+
+
+def test_champion_interval_works_in_multi_niche_crowding(tmp_path):
+    """The SPRT-gated champion is every method's: here it is crowned from the fittest
+    of a generation once the first interval of games is crossed."""
+    config = write_config(tmp_path, population="4", maximum_generations="2", champion_interval="6",
+                          champion_max_games="4")
+    proc = train(str(config))
+    assert proc.returncode == 0, proc.stderr
+    assert "Champion: " in proc.stdout
+    champion = tmp_path / "run.db_champion.genome"
+    assert champion.exists() and genome_to_play(champion).KIND == "pvt"

@@ -21,10 +21,10 @@ from random import Random
 import chess
 import pytest
 
-from genchess.genome import Genome, load_genome, read_genome_file
-from genchess.train.config import parse_config
+from genchess.genome import Genome, read_genome_file
+from genchess.train.registry import genome_to_play, parse_config
 from genchess.train.pool import game_time
-from genchess.train.trainer import Trainer
+from genchess.train.gene_pool import GenePoolTrainer
 from train_helpers import (PACKAGE_DATA, Background, check_run_files, complete_games_prefix,
                            complete_pool_prefix, copy_run, count_game_starts, game_key,
                            genchess_command, read_pgn_games, read_pgn_text, run, short_run,
@@ -115,7 +115,7 @@ def test_engine_loads_the_smallest_living_id(short):
     pool_file = run_dir / "pool.txt"
     alive = latest_alive(pool_file)
     smallest = min(min(ids) for ids in alive.values())
-    genome = load_genome(pool_file)
+    genome = genome_to_play(pool_file)
     assert genome.id == smallest
     assert genome == read_genome_file(pool_file).find(smallest)
     argv, env = genchess_command("--genome", str(pool_file))
@@ -305,7 +305,7 @@ def test_run_killed_before_its_first_snapshot_can_be_resumed(tmp_path, keep_sigt
     """A kill while the first genomes are written leaves genomes but no Still Alive line."""
     monkeypatch.chdir(tmp_path)
     cfg = write_config(tmp_path / "run.cfg", time_limit="3 seconds")
-    trainer = Trainer(parse_config(cfg), out=lambda line: None)
+    trainer = GenePoolTrainer(parse_config(cfg), out=lambda line: None)
     trainer.load_or_create()
     trainer.pool_out.close()
     trainer.games_out.close()
@@ -408,7 +408,7 @@ def test_in_process_run_with_quiet_output_openings_and_budget_search(tmp_path, k
         from genchess.parallel.worker import init_worker
         return cf.ProcessPoolExecutor(workers, initializer=init_worker)
 
-    trainer = Trainer(parse_config(cfg), out=lines.append, executor_factory=executor_factory)
+    trainer = GenePoolTrainer(parse_config(cfg), out=lines.append, executor_factory=executor_factory)
     assert trainer.run() == 0
     assert used == [2]
     assert lines[0].startswith("New gene pool: 2 pools of 4")
@@ -427,7 +427,7 @@ def test_same_seed_gives_the_same_first_pools(tmp_path, keep_sigtstp, monkeypatc
         directory.mkdir()
         monkeypatch.chdir(directory)
         lines = []
-        trainer = Trainer(parse_config(write_config(directory / "run.cfg", **changes)), out=lines.append)
+        trainer = GenePoolTrainer(parse_config(write_config(directory / "run.cfg", **changes)), out=lines.append)
         trainer.load_or_create()
         trainer.pool_out.close()
         trainer.games_out.close()
@@ -450,9 +450,9 @@ def test_thread_pool_executor_with_two_workers(tmp_path):
     run tasks in threads); two games at once in one process must not share engines."""
     cfg = write_config(tmp_path / "run.cfg", time_limit="5 seconds", seed=4)
     script = ("import concurrent.futures as cf, sys\n"
-              "from genchess.train.config import parse_config\n"
-              "from genchess.train.trainer import Trainer\n"
-              "t = Trainer(parse_config(sys.argv[1]), out=lambda line: None,\n"
+              "from genchess.train.registry import parse_config\n"
+              "from genchess.train.gene_pool import GenePoolTrainer\n"
+              "t = GenePoolTrainer(parse_config(sys.argv[1]), out=lambda line: None,\n"
               "            executor_factory=lambda n: cf.ThreadPoolExecutor(n))\n"
               "sys.exit(t.run())\n")
     argv, env = genchess_command()

@@ -1,19 +1,19 @@
-"""Genomes of GenChess: the genome file format, one module per evaluation kind
-(Genetic Chess genes: genes.py and genome.py; Kendall-Whitwell material weights:
-material.py; Phoenix piece-square tables: pvt.py), and the loader that dispatches on a block's `Kind:` (kinds.py).
-Pure Python; a genome's `pack()` is the only thing the C engine sees, once per
-loaded genome.
+"""Genomes of GenChess: one module per evaluation kind (Genetic Chess genes: genes.py
+and genome.py; Kendall-Whitwell material weights: material.py; Phoenix piece-square
+tables: pvt.py), the registry of kinds and the one GenomeError (kinds.py), and the
+genome file format every kind shares (genome_file.py). Pure Python; a genome's
+`pack()` is the only thing the C engine sees, once per loaded genome. Which genome
+of a trainer's run file to play is the trainers' business (genchess.train.registry).
 """
 
-from .genes import GENE_CLASSES, GENES_BY_NAME, PACK_KEYS, Gene, GenomeError, Value
+from .genes import GENE_CLASSES, GENES_BY_NAME, PACK_KEYS, Gene, Value
 from .genome import Genome
-from .kinds import GENOME_KINDS, register_kind
+from .kinds import GENOME_KINDS, GenomeError, register_kind
 from .material import MaterialGenome
 from .pvt import PvtGenome
 from .genome_file import (
     GenomeFile,
     StillAlive,
-    count_wins,
     default_genome,
     hand_set_genome,
     load_genome,
@@ -38,7 +38,6 @@ __all__ = [
     "GenomeFile",
     "StillAlive",
     "Value",
-    "count_wins",
     "default_genome",
     "hand_set_genome",
     "load_genome",

@@ -19,14 +19,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import ClassVar
 
-
-class GenomeError(ValueError):
-    """A genome file that cannot be used; the message reads `path:line: problem`."""
-
-    @classmethod
-    def at(cls, path: str, line: int | None, problem: str) -> GenomeError:
-        where = path if line is None else f"{path}:{line}"
-        return cls(f"{where}: {problem}")
+from .kinds import GenomeError, quote
 
 
 @dataclass(frozen=True)
@@ -55,10 +48,6 @@ class Value:
                 f"[{format_number(self.lo)}, {format_number(self.hi)}]: {text}"
             )
         return value + 0.0  # -0.0 -> 0.0, so a written "-0" never appears
-
-
-def quote(text: str, limit: int = 40) -> str:
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 def format_number(value: float) -> str:

@@ -14,6 +14,7 @@ from random import Random
 from typing import Iterable
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, Gene
+from .kinds import GenomeError, quote
 
 
 class Genome:
@@ -38,6 +39,50 @@ class Genome:
         """The gene of a class, or of a file name such as 'Piece Strength Gene'."""
         cls = GENES_BY_NAME[which] if isinstance(which, str) else which
         return self.genes[GENE_CLASSES.index(cls)]
+
+    @classmethod
+    def from_lines(cls, genome_id: int, lines: list[tuple[int, str]], path: str, kind_line: int,
+                   end_line: int) -> Genome:
+        """Build from a block's lines: one paragraph per gene, `Name: <gene>` then its
+        `key: value` lines, a blank line between genes; every gene exactly once."""
+        genes: dict[type[Gene], Gene] = {}
+        gene_lines: dict[type[Gene], int] = {}
+        gene: type[Gene] | None = None      # the open gene
+        items: dict[str, tuple[str, int]] = {}
+
+        def close_gene() -> None:
+            nonlocal gene
+            if gene is not None:
+                genes[gene] = gene.read(items, path, gene_lines[gene])
+                gene = None
+
+        for n, line in lines:
+            key, colon, rest = line.partition(":")
+            key, rest = key.strip(), rest.strip()
+            if not line:
+                close_gene()
+            elif colon and key == "Name":
+                close_gene()
+                gene = GENES_BY_NAME.get(rest)
+                if gene is None:
+                    raise GenomeError.at(path, n, f"unknown gene {quote(rest)}")
+                if gene in gene_lines:
+                    raise GenomeError.at(path, n, f"duplicated gene '{rest}' (first at line {gene_lines[gene]})")
+                gene_lines[gene], items = n, {}
+            elif not colon:
+                raise GenomeError.at(path, n, f"expected 'key: value', got {quote(line)}")
+            elif gene is None:
+                raise GenomeError.at(path, n, f"expected 'Name:' or END, got {quote(line)}")
+            elif key in items:
+                raise GenomeError.at(path, n, f"{gene.NAME}: duplicated key '{key}' (first at line {items[key][1]})")
+            else:
+                items[key] = (rest, n)
+        close_gene()
+        missing = [f"'{c.NAME}'" for c in GENE_CLASSES if c not in genes]
+        if missing:
+            which = "gene" if len(missing) == 1 else "genes"
+            raise GenomeError.at(path, end_line, f"genome {genome_id}: missing {which} {', '.join(missing)}")
+        return cls(genome_id, genes.values())
 
     @classmethod
     def random(cls, rng: Random, genome_id: int) -> Genome:

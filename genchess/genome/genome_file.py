@@ -1,11 +1,12 @@
-"""Reading, writing and choosing genomes in Genetic Chess genome files.
+"""Reading and writing genome files, the format of the Genetic Chess design.
 
-A file holds genomes (`ID: n`, `Name:` blocks of `key: value` lines separated by
-blank lines, `END`; `#` lines are comments) and, in gene-pool files written by a
-trainer, `Still Alive: <pool> : <id> <id> ...` lines; the last such line of each
-pool is current. A
-genome of another evaluation kind names it on the line after `ID:` (`Kind:
-material`) and its block, up to `END`, is read by that kind's class (kinds.py).
+A file holds genomes, each a block from `ID: n` to `END` (`#` lines are comments),
+and, in files a trainer writes, `Still Alive: <pool> : <id> <id> ...` lines; the
+last such line of each pool is current. A block may name its evaluation kind on
+the line after `ID:` (`Kind: material`); without one it is a Genetic Chess genome
+(`Name:` paragraphs of `key: value` lines). Whatever the kind, the framing is read
+here and the block's lines by the kind's class (kinds.py), so every kind is read,
+and reports its errors, the same way.
 
 Design trade-off: the parser is strict and stops at the first problem with a
 `path:line: problem` message, instead of skipping what it does not understand.
@@ -17,15 +18,12 @@ Still Alive lines), so a file we wrote is written back byte for byte.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, GenomeError, quote
-from .database import is_sqlite_file, load_chromosome
 from .genome import Genome
-from .kinds import kind_class
+from .kinds import GenomeError, kind_class, quote
 
 GENOMES_DIR = Path(__file__).resolve().parent.parent / "genomes"
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
@@ -69,21 +67,17 @@ class GenomeFile:
 
 
 class _Parser:
-    """Line-by-line state machine: outside a genome, inside one, inside a gene."""
+    """Line-by-line state machine for the file's framing, the same for every kind:
+    outside a genome, or inside one collecting its block for its kind's class."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.records: list[Genome | StillAlive] = []
         self.id_lines: dict[int, int] = {}  # genome ID -> line of its ID:
         self.genome_id: int | None = None  # the open genome, None when outside
-        self.genes: dict[type[Gene], Gene] = {}
-        self.gene_lines: dict[type[Gene], int] = {}
-        self.gene_class: type[Gene] | None = None  # the open gene
-        self.gene_line = 0
-        self.items: dict[str, tuple[str, int]] = {}
-        self.kind: type | None = None  # the open genome's class when not Genetic Chess
-        self.kind_line = 0
-        self.kind_lines: list[tuple[int, str]] = []
+        self.kind: type = Genome           # the open genome's class (no Kind: line: Genetic Chess)
+        self.kind_line = 0                 # its Kind: line, else its ID: line
+        self.block: list[tuple[int, str]] = []
 
     def error(self, line: int | None, problem: str) -> GenomeError:
         return GenomeError.at(self.path, line, problem)
@@ -100,44 +94,18 @@ class _Parser:
                 self.still_alive(n, rest)
             else:
                 raise self.error(n, f"text outside a genome: {quote(line)}")
-            return
-        if colon and key == "Kind" and not self.genes and self.gene_class is None and self.kind is None:
-            cls = kind_class(rest, self.path, n)
-            if cls is not Genome:
-                self.kind, self.kind_line, self.kind_lines = cls, n, []
-        elif self.kind is not None:
-            self.feed_kind(n, line, key, colon)
-        elif not line:
-            self.close_gene()
-        elif line == "END":
-            self.close_gene()
-            self.close_genome(n)
         elif colon and key in ("ID", "Still Alive"):
             raise self.error(n, f"genome {self.genome_id} has no END before this '{key}:' line")
         elif colon and key == "Kind":
-            raise self.error(n, "'Kind:' must come right after 'ID:'")
-        elif colon and key == "Name":
-            self.close_gene()
-            self.open_gene(n, rest)
-        elif not colon:
-            raise self.error(n, f"expected 'key: value', got {quote(line)}")
-        elif self.gene_class is None:
-            raise self.error(n, f"expected 'Name:' or END, got {quote(line)}")
-        elif key in self.items:
-            first = self.items[key][1]
-            raise self.error(n, f"{self.gene_class.NAME}: duplicated key '{key}' (first at line {first})")
+            if self.kind_line != self.id_lines[self.genome_id] or any(text for _, text in self.block):
+                raise self.error(n, "'Kind:' must come right after 'ID:'")
+            self.kind, self.kind_line = kind_class(rest, self.path, n), n
+        elif line == "END":
+            self.records.append(self.kind.from_lines(self.genome_id, self.block, self.path,
+                                                     self.kind_line, n))
+            self.genome_id = None
         else:
-            self.items[key] = (rest, n)
-
-    def feed_kind(self, n: int, line: str, key: str, colon: str) -> None:
-        """A line of a genome of another kind: kept for its class until END."""
-        if line == "END":
-            self.records.append(self.kind.from_lines(self.genome_id, self.kind_lines, self.path, self.kind_line))
-            self.genome_id, self.kind = None, None
-        elif colon and key in ("ID", "Still Alive", "Kind"):
-            raise self.error(n, f"genome {self.genome_id} has no END before this '{key}:' line")
-        else:
-            self.kind_lines.append((n, line))
+            self.block.append((n, line))
 
     def open_genome(self, n: int, text: str) -> None:
         if not re.fullmatch(r"[0-9]+", text):
@@ -146,30 +114,7 @@ class _Parser:
         if genome_id in self.id_lines:
             raise self.error(n, f"duplicated genome ID {genome_id} (first at line {self.id_lines[genome_id]})")
         self.id_lines[genome_id] = n
-        self.genome_id = genome_id
-        self.genes, self.gene_lines = {}, {}
-
-    def open_gene(self, n: int, name: str) -> None:
-        cls = GENES_BY_NAME.get(name)
-        if cls is None:
-            raise self.error(n, f"unknown gene {quote(name)}")
-        if cls in self.gene_lines:
-            raise self.error(n, f"duplicated gene '{name}' (first at line {self.gene_lines[cls]})")
-        self.gene_class, self.gene_line, self.items = cls, n, {}
-        self.gene_lines[cls] = n
-
-    def close_gene(self) -> None:
-        if self.gene_class is not None:
-            self.genes[self.gene_class] = self.gene_class.read(self.items, self.path, self.gene_line)
-            self.gene_class = None
-
-    def close_genome(self, n: int) -> None:
-        missing = [f"'{cls.NAME}'" for cls in GENE_CLASSES if cls not in self.genes]
-        if missing:
-            genes = "gene" if len(missing) == 1 else "genes"
-            raise self.error(n, f"genome {self.genome_id}: missing {genes} {', '.join(missing)}")
-        self.records.append(Genome(self.genome_id, self.genes.values()))
-        self.genome_id = None
+        self.genome_id, self.kind, self.kind_line, self.block = genome_id, Genome, n, []
 
     def still_alive(self, n: int, text: str) -> None:
         match = re.fullmatch(r"([0-9]+)\s*:\s*([0-9]+(?:\s+[0-9]+)*)", text)
@@ -208,6 +153,8 @@ def read_genome_file(path: str | Path) -> GenomeFile:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise GenomeError.at(str(path), None, "not a UTF-8 text file") from None
+    except OSError as e:
+        raise GenomeError(f"cannot read genome file {path}: {e.strerror}") from None
     return parse_genome_text(text, str(path))
 
 
@@ -215,63 +162,19 @@ def read_genomes(path: str | Path) -> list[Genome]:
     return read_genome_file(path).genomes
 
 
-def count_wins(games_path: str | Path) -> Counter:
-    """Wins per genome ID in a PGN file, the ID being the last word of a player's name.
-
-    Only the White, Black and Result tags are read, so the movetext can be anything.
-    A player whose name does not end in a number is not a genome and is ignored.
-    """
-    wins: Counter = Counter()
-    tags: dict[str, str] = {}
-
-    def end_of_tags() -> None:
-        winner = {"1-0": "White", "0-1": "Black"}.get(tags.get("Result", ""))
-        if winner:
-            last_word = tags.get(winner, "").rsplit(" ", 1)[-1]
-            if last_word.isdigit():
-                wins[int(last_word)] += 1
-        tags.clear()
-
-    # A game's tags are a run of consecutive `[Tag "value"]` lines; the first other
-    # line (blank or movetext) ends the run.
-    for line in Path(games_path).read_text(encoding="utf-8", errors="replace").splitlines():
-        match = re.fullmatch(r'\s*\[(\w+)\s+"(.*)"\]\s*', line)
-        if match:
-            tags[match.group(1)] = match.group(2)
-        elif tags:
-            end_of_tags()
-    if tags:
-        end_of_tags()
-    return wins
-
-
 def load_genome(path: str | Path, genome_id: int | None = None) -> Genome:
-    """The genome to play with from a genome file.
+    """A genome of a genome file: the one with that ID, else the file's last.
 
-    A SQLite file is a Phoenix chromosome database (database.py): the chromosome
-    with that ID, or the best of the last complete generation. With an ID: that
-    genome. Without: in a gene-pool file, the smallest ID still
-    alive in any pool; else, if `<path>_games.txt` exists, the last genome in the
-    file with at least three wins there; else the last genome in the file.
-    """
-    if is_sqlite_file(path):
-        return load_chromosome(path, genome_id)
+    (What `--genome` plays from a trainer's run file, a gene pool or a chromosome
+    database, is the trainers' to say: genchess.train.registry.genome_to_play.)
+    Every failure, an unreadable file included, is a GenomeError naming the file."""
     genome_file = read_genome_file(path)
-    if genome_id is not None:
-        genome = genome_file.find(genome_id)
-        if genome is None:
-            raise GenomeError.at(str(path), None, f"no genome with ID {genome_id}")
-        return genome
-    alive = genome_file.alive
-    if alive:
-        return genome_file.find(min(min(ids) for ids in alive.values()))
-    games_path = Path(f"{path}_games.txt")
-    if games_path.exists():
-        wins = count_wins(games_path)
-        for genome in reversed(genome_file.genomes):
-            if wins[genome.id] >= 3:
-                return genome
-    return genome_file.genomes[-1]
+    if genome_id is None:
+        return genome_file.genomes[-1]
+    genome = genome_file.find(genome_id)
+    if genome is None:
+        raise GenomeError.at(str(path), None, f"no genome with ID {genome_id}")
+    return genome
 
 
 def write_genome(genome: Genome, fileobj: IO[str]) -> None:

@@ -17,13 +17,32 @@ of this package with one class that has:
                                    do not evolve them)
     copy(new_id=None), __eq__
 
+The file's framing (`ID:`, `Kind:`, `END`, `Still Alive:` lines, comments) is read
+by genome_file.py for every kind alike; a kind reads only its block's lines.
 Evolutionary operators belong to the trainer that uses the kind: each design
 mutates in its own way (gene-wise, by population spread, by table squares).
+
+Every problem with a genome, whatever its kind and wherever it is loaded, is one
+GenomeError whose message names the file (and the line), so every entry point
+prints it the same way.
 """
 
 from __future__ import annotations
 
-from .genes import GenomeError, LookAheadGene, quote
+
+class GenomeError(ValueError):
+    """A genome file that cannot be used; the message reads `path:line: problem`."""
+
+    @classmethod
+    def at(cls, path: str, line: int | None, problem: str) -> GenomeError:
+        where = path if line is None else f"{path}:{line}"
+        return cls(f"{where}: {problem}")
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """A piece of a bad line for an error message, cut to `limit` characters."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
 
 GENOME_KINDS: dict[str, type] = {}
 
@@ -45,6 +64,7 @@ def kind_class(name: str, path: str, line: int) -> type:
 def time_management_defaults() -> dict:
     """The default Look Ahead Gene's packed keys: how a kind without time genes
     spends its clock (the log-normal game-length model and budget speculation)."""
+    from .genes import LookAheadGene
     params: dict = {}
     LookAheadGene().pack(params)
     return params

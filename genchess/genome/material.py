@@ -32,7 +32,8 @@ import math
 from random import Random
 from typing import Sequence
 
-from .genes import GenomeError, format_number, quote
+from .genes import format_number
+from .kinds import GenomeError, quote
 from .kinds import register_kind, time_management_defaults
 
 WEIGHT_NAMES = ("Pawn", "Knight", "Bishop", "Rook", "Queen", "King", "Legal Move")
@@ -55,7 +56,7 @@ class MaterialGenome:
 
     @classmethod
     def from_lines(cls, genome_id: int, lines: list[tuple[int, str]], path: str,
-                   kind_line: int) -> MaterialGenome:
+                   kind_line: int, end_line: int) -> MaterialGenome:
         known = WEIGHT_NAMES + BONUS_NAMES
         values: dict[str, float] = {}
         seen: dict[str, int] = {}

@@ -37,7 +37,7 @@ import re
 from random import Random
 from typing import Sequence
 
-from .genes import GenomeError, quote
+from .kinds import GenomeError, quote
 from .kinds import register_kind, time_management_defaults
 
 PIECE_KINDS = ("pawn", "knight", "bishop", "rook", "queen", "king")
@@ -83,7 +83,7 @@ class PvtGenome:
 
     @classmethod
     def from_lines(cls, genome_id: int, lines: list[tuple[int, str]], path: str,
-                   kind_line: int) -> PvtGenome:
+                   kind_line: int, end_line: int) -> PvtGenome:
         values: list[int | None] = [None] * N_VALUES
         material = STANDARD_MATERIAL
         seen: dict[str, int] = {}

@@ -1,29 +1,33 @@
-"""The champion: the best genome a run has proved, kept in `<pool file>_champion.genome`.
+"""The champion: the best genome a run has proved, kept in `<run file>_champion.genome`.
 
 Evolution's winners are noisy: a genome with many wins may just have met weak
 partners. So the champion changes hands only through a match. Every
-`champion interval` games the trainer's best candidate plays game pairs against
-the champion under an SPRT (elo0 = 0, elo1 = 10 by default: "is it at least a
+`champion interval` games the method's best candidate plays game pairs against
+the champion under an SPRT (the project's [0, 10] by default: "is it at least a
 little stronger?"), and is promoted only if the test accepts H1. No decision
 within `champion max games`, or H0, leaves the champion in place.
 
-The best candidate is, for the gene-pool trainer, the living genome with the
-most wins (ties: more games played, then the lower ID): the same rule as the
-pool swap (pool.Pools.best), over all pools. Other trainers pass their own
-candidate to `Champion.challenge`; the match, the file and the history are the
-same for all. The first champion is the best of the initial population (its
-genomes ranked by the same rule) when the first interval is reached, crowned
-without a match since there is no one to beat.
+Every method has one (the scaffold asks it when an interval is crossed); the
+method says only what its candidate is and how its games are played:
+- the gene pool: the living genome with the most wins (ties: more games, then the
+  lower ID), the rule of the pool swap, over all pools; first champion: the best
+  of the initial population by the same rule;
+- Kendall-Whitwell: the generation's average player (the paper's output), its
+  games at the run's fixed depth; first champion: the first average player;
+- multi-niche crowding: the fittest of the last round robin; first champion: the
+  fittest of generation 0.
+The first champion is crowned without a match, since there is no one to beat.
 
-The match's games are the trainer's own GameJobs submitted to the trainer's
-executor (worker.play_job), so they run wherever the evolution's games run, a
-local pool or a cluster. The champion file is replaced atomically (written to a
-temporary file, fsynced, renamed over the old one): a kill at any instant leaves
-the old champion or the new, never a torn file. Its comment lines carry the
-lineage (parents, birth round) and the match record; `genchess --genome
-pool.txt_champion.genome` plays it. Each promotion is also appended to
-`<pool file>_champion.txt`, one line with the match's Elo estimate, from which
-genchess-plot draws the champion's Elo gain over the run (the estimates chained).
+The match's games are the method's own GameJobs submitted to the run's executor
+(worker.play_job), so they run wherever the evolution's games run, a local pool
+or a cluster, and are counted by the measuring package's Tally. The champion file
+is replaced atomically (written to a temporary file, fsynced, renamed over the
+old one): a kill at any instant leaves the old champion or the new, never a torn
+file. Its comment lines carry the lineage (parents, birth round, where the method
+knows them) and the match record; `genchess --genome <run file>_champion.genome`
+plays it. Each promotion is also appended to `<run file>_champion.txt`, one line
+with the match's Elo estimate, from which genchess-plot draws the champion's Elo
+gain over the run (the estimates chained).
 """
 
 from __future__ import annotations
@@ -33,14 +37,17 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from genchess.genome import Genome, load_genome
-from genchess.strength.sprt import CONTINUE, H1, Sprt
-from genchess.strength.stats import MatchStats, format_elo
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, play_job
+from genchess.strength.sprt import CONTINUE, H1, Sprt
+from genchess.strength.stats import format_elo
+from genchess.strength.tally import Tally
 
-SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+# (white genome, black genome, start FEN or None) -> the game as the method plays it
+JobMaker = Callable[[Genome, Genome, "str | None"], GameJob]
 HISTORY = re.compile(r"promotion (\d+): (\d+) replaces (\S+) at game (\d+): elo ([-+0-9.inf]+) "
                      r"low ([-+0-9.inf]+) high ([-+0-9.inf]+)")
 
@@ -48,22 +55,22 @@ HISTORY = re.compile(r"promotion (\d+): (\d+) replaces (\S+) at game (\d+): elo 
 @dataclass
 class ChampionSettings:
     interval: int
-    elo0: float = 0.0
-    elo1: float = 10.0
-    alpha: float = 0.05
-    beta: float = 0.05
+    elo0: float = Sprt.elo0             # the SPRT's defaults are the project's, written once
+    elo1: float = Sprt.elo1
+    alpha: float = Sprt.alpha
+    beta: float = Sprt.beta
     max_games: int = 400
 
     def sprt(self) -> Sprt:
         return Sprt(self.elo0, self.elo1, self.alpha, self.beta)
 
 
-def champion_path(pool_file: Path) -> Path:
-    return Path(str(pool_file) + "_champion.genome")
+def champion_path(run_file: Path) -> Path:
+    return Path(str(run_file) + "_champion.genome")
 
 
-def history_path(pool_file: Path) -> Path:
-    return Path(str(pool_file) + "_champion.txt")
+def history_path(run_file: Path) -> Path:
+    return Path(str(run_file) + "_champion.txt")
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -103,9 +110,9 @@ class Lineage:
 class Champion:
     """A trainer's champion: its file, its history, and the matches for it."""
 
-    def __init__(self, pool_file: Path, settings: ChampionSettings, out=print):
-        self.path = champion_path(pool_file)
-        self.history = history_path(pool_file)
+    def __init__(self, run_file: Path, settings: ChampionSettings, out=print):
+        self.path = champion_path(run_file)
+        self.history = history_path(run_file)
         self.settings = settings
         self.out = out
         self.lineage: dict[int, Lineage] = {}
@@ -133,14 +140,14 @@ class Champion:
         self.out(f"Champion: {genome.id} ({why})")
 
     def challenge(self, executor, workers: int, candidate: Genome, openings: list[str | None],
-                  seconds: float, search: str, round_number: int, game_count: int) -> bool:
-        """An SPRT match of `candidate` against the champion through `executor`;
-        promote it on H1. Returns whether it was promoted."""
+                  make_job: JobMaker, game_count: int) -> bool:
+        """An SPRT match of `candidate` against the champion through `executor`, its
+        games made by `make_job`; promote it on H1. Returns whether it was promoted."""
         champion = self.genome
         if champion is None or candidate.id == champion.id or candidate == champion:
             return False
-        stats, sprt = play_sprt(executor, workers, candidate, champion, openings, seconds, search,
-                                round_number, self.settings)
+        tally = play_sprt(executor, workers, candidate, champion, openings, make_job, self.settings)
+        stats, sprt = tally.stats, tally.sprt
         estimate = stats.pentanomial_elo()
         record = (f"{candidate.id} vs champion {champion.id}: +{stats.wins} ={stats.draws} "
                   f"-{stats.losses}, {sum(stats.pairs)} pairs {stats.pairs}, Elo "
@@ -164,48 +171,33 @@ class Champion:
 
 
 def play_sprt(executor, workers: int, challenger: Genome, champion: Genome,
-              openings: list[str | None], seconds: float, search: str, round_number: int,
-              settings: ChampionSettings) -> tuple[MatchStats, Sprt]:
-    """Game pairs (each opening with both colours) until the SPRT decides or
-    max games; no more games in flight than workers, so it stops promptly."""
-    sprt = settings.sprt()
-    stats = MatchStats()
-    texts = (challenger.to_text(), champion.to_text())
-    ids = (challenger.id, champion.id)
-    pairs: dict[int, dict[int, float]] = {}
+              openings: list[str | None], make_job: JobMaker, settings: ChampionSettings) -> Tally:
+    """Game pairs (each opening with both colours, the challenger White first)
+    until the SPRT decides or max games; no more games in flight than workers (at
+    least a pair), so it stops promptly. The tally counts from the challenger's side."""
+    tally = Tally(settings.sprt())
     running: dict[cf.Future, int] = {}      # future -> game number
     number = 0
     while True:
-        while (number < settings.max_games and len(running) < max(workers, 2)
-               and sprt.status() == CONTINUE):
+        while number < settings.max_games and len(running) < max(workers, 2) and tally.verdict == CONTINUE:
             opening = openings[(number // 2) % len(openings)] if openings else None
-            first = number % 2 == 0                 # the challenger is White in a pair's first game
-            white, black = (0, 1) if first else (1, 0)
-            job = GameJob(round_number, -1, ids[white], ids[black], texts[white], texts[black],
-                          opening, seconds, search)
-            running[executor.submit(play_job, job)] = number
+            white, black = (challenger, champion) if number % 2 == 0 else (champion, challenger)
+            running[executor.submit(play_job, make_job(white, black, opening))] = number
             number += 1
         if not running:
             break
         done, _ = executors.wait_first(running)
         for future in done:
             index = running.pop(future)
-            score = SCORES.get(future.result().record.result, 0.5)
-            mine = score if index % 2 == 0 else 1.0 - score
-            stats.add_game(mine)
-            pair = pairs.setdefault(index // 2, {})
-            pair[index % 2] = mine
-            if len(pair) == 2:
-                stats.count_pair(pair[0], pair[1])
-                sprt.update(stats.pairs)
-        if sprt.status() != CONTINUE:
+            tally.add(future.result().record.result, white=index % 2 == 0, pair=index // 2)
+        if tally.verdict != CONTINUE:
             # Games already running finish in their workers; their results are not needed.
             for future in running:
                 future.cancel()
             for _ in executors.as_completed([f for f in running if not f.cancelled()]):
                 pass
             break
-    return stats, sprt
+    return tally
 
 
 def read_history(path: Path):
@@ -219,10 +211,10 @@ def read_history(path: Path):
             yield int(n), int(genome_id), int(games), float(elo), float(low), float(high)
 
 
-def plot_champion_gain(plt, pool_file: Path, out: Path) -> Path | None:
+def plot_champion_gain(plt, run_file: Path, out: Path) -> Path | None:
     """The champion's Elo over the first champion, chained from each promotion's
     match estimate (intervals added as independent errors)."""
-    rows = list(read_history(history_path(pool_file)))
+    rows = list(read_history(history_path(run_file)))
     if not rows:
         return None
     games, gain, low, high = [0], [0.0], [0.0], [0.0]

@@ -4,39 +4,26 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+import textwrap
 
 from genchess.genome import GenomeError
-from genchess.train.config import ConfigError, keys_help, parse_config
-
-# method -> (module, trainer class): the class takes the method's config object
-# and has run() -> exit status.
-TRAINERS = {
-    "gene pool": ("genchess.train.trainer", "Trainer"),
-    "kendall-whitwell": ("genchess.train.kendall", "KendallTrainer"),
-    "multi-niche crowding": ("genchess.train.mnc", "MncTrainer"),
-}
-
-
-def trainer_for(config):
-    module, name = TRAINERS[getattr(config, "method", "gene pool")]
-    return getattr(importlib.import_module(module), name)(config)
+from genchess.train.config import ConfigError
+from genchess.train.registry import DEFAULT_METHOD, keys_help, methods, parse_config, trainer_for
 
 
 def build_parser() -> argparse.ArgumentParser:
+    every = methods()
+    described = ". ".join(f"{m.name}{' (the default)' if m.name == DEFAULT_METHOD else ''}: "
+                          f"{m.summary}" for m in every)
+    files = "\n".join(textwrap.fill(f"{m.name}: {m.files}", 92, initial_indent="  ",
+                                    subsequent_indent="      ") for m in every)
     parser = argparse.ArgumentParser(
         prog="genchess-train",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Evolve chess genomes; the configuration's method picks the evolution. "
-                    "gene pool (the default): players are paired at random each round, every "
-                    "game's two players mate, and the offspring replaces the loser. "
-                    "kendall-whitwell: a population of material weights evolves by two-game "
-                    "matches of fixed-depth players, the loser replaced by a clone of the winner, "
-                    "mutation scaled by the population's spread. multi-niche crowding: Phoenix's "
-                    "piece-square tables, mated with their most similar and replacing the worst "
-                    "of the most similar. Starting again with the same configuration resumes the run.",
-        epilog=keys_help() + """
+        description=f"Evolve chess genomes; the configuration's method picks the evolution. "
+                    f"{described}. Starting again with the same configuration resumes the run.",
+        epilog=keys_help() + f"""
 
 controls while running:
   Ctrl-Z  (gene pool) pause after the games in progress are finished and written (fg continues)
@@ -44,16 +31,9 @@ controls while running:
           (multi-niche crowding) is already on disk
 
 files:
-  gene pool:            <gene pool file>, every genome ever created plus 'Still Alive' lines
-                        after each round (genchess --genome FILE plays the smallest living ID);
-                        <gene pool file>_games.txt, every game as PGN
-  kendall-whitwell:     <population file>, <population file>_games.txt and
-                        <population file>_average.genome (the average player of each
-                        generation; genchess --genome plays the last);
-                        genchess-kw-study CONFIG runs the mutation study
-  multi-niche crowding: <chromosome database>, every chromosome in SQLite (genchess --genome
-                        DB plays the best of the last generation; --genome-id N another)
-  genchess-plot <file>  draws what evolved (any kind of run)""")
+{files}
+  every method, with 'champion interval': <run file>_champion.genome and _champion.txt
+  genchess-plot <file> draws what evolved (any kind of run)""")
     parser.add_argument("config", metavar="CONFIG", nargs="?",
                         help="configuration file (see the keys below)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -73,7 +53,7 @@ files:
 
 
 def export(args) -> int:
-    from genchess.genome.database import load_chromosome
+    from genchess.train.chromosome_db import load_chromosome
     genome = load_chromosome(args.export, args.id)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

@@ -43,7 +43,6 @@ import concurrent.futures as cf
 import hashlib
 import os
 import random
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -51,45 +50,46 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.genome import MaterialGenome
+from genchess.genome import Genome, MaterialGenome
 from genchess.genome.genome_file import StillAlive
 from genchess.genome.material import WEIGHT_NAMES
-from genchess.pgn import pgn_text
-from genchess.train.config import CommonSettings, ConfigError, Key, common_settings
-from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,
-                                    set_aside)
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, GameResult, play_job
+from genchess.pgn import pgn_text
+from genchess.strength.tally import POINTS, white_points
+from genchess.train.config import CommonSettings, ConfigError, Key
+from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,
+                                    set_aside)
+from genchess.train.registry import Method
+from genchess.train.scaffold import TIME_LIMIT, Run
 from genchess_core.search import KENDALL_WHITWELL_FEATURES
 
 KENDALL_KEYS = [
     Key("population file", "path", "genomes and per-generation populations are written here, "
         "games to <file>_games.txt, average players to <file>_average.genome; an existing "
-        "file is resumed"),
-    Key("population", "int", "players in the population vector, mu (default 50)", 2, False),
-    Key("generations", "int", "stop after this many generations (default 15)", 1, False),
+        "file is resumed", "population_file"),
+    Key("population", "int", "players in the population vector, mu", "population", 2),
+    Key("generations", "int", "stop after this many generations", "generations", 1),
     Key("sigma threshold", "float", "stop once every weight's standard deviation is below "
-        "this (default 0: never)", 0, False),
-    Key("depth", "int", "fixed search depth of every move, 1 to 8 (default 3; the study used "
-        "2 to 5)", 1, False),
-    Key("quiescence cap", "float", "capture search ends at this many times the depth "
-        "(default 3)", 1, False),
-    Key("scaling factor", "float", "multiplies every R of the mutation table (default 1)", 0, False),
+        "this (0: never)", "sigma_threshold", 0),
+    Key("depth", "int", "fixed search depth of every move, 1 to 8 (the study used 2 to 5)",
+        "depth", 1),
+    Key("quiescence cap", "float", "capture search ends at this many times the depth",
+        "quiescence_cap", 1),
+    Key("scaling factor", "float", "multiplies every R of the mutation table", "scaling", 0),
     Key("initial minimum weight", "float", "initial weights are drawn uniformly from the "
-        "minimum to the maximum (default 0)", None, False),
-    Key("initial maximum weight", "float", "(default 12)", None, False),
-    Key("centre control bonus", "float", "fixed bonus per centre square attacked (default 0)",
-        None, False),
-    Key("advanced pawn bonus", "float", "fixed bonus per advanced passed pawn (default 0)",
-        None, False),
-    Key("maximum simultaneous games", "int", "games played at once (default 2)", 1, False),
+        "minimum to the maximum", "init_low"),
+    Key("initial maximum weight", "float", "the top of that range", "init_high"),
+    Key("centre control bonus", "float", "fixed bonus per centre square attacked", "centre_bonus"),
+    Key("advanced pawn bonus", "float", "fixed bonus per advanced passed pawn",
+        "advanced_pawn_bonus"),
+    Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
 ]
 MAX_DEPTH = 8
 
 # Outcome of a match from the winner's side -> (R of the winner, R of the loser).
 R_TABLE = {"two wins": (0.0, 2.0), "win and draw": (0.2, 1.0), "even": (0.5, 0.5)}
 OUTCOMES = tuple(R_TABLE)
-POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 @dataclass
@@ -118,27 +118,19 @@ class KendallConfig(CommonSettings):
         return Path(str(self.population_file) + "_average.genome")
 
 
-def kendall_config(path: Path, values: dict[str, object], lines: dict[str, int]) -> KendallConfig:
+def check_kendall(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
     if "search" in values:
         raise ConfigError(f"{path}:{lines['search']}: search: kendall-whitwell players search "
                           f"a fixed depth (set 'depth'), not iterative or budget")
-    depth = values.get("depth", 3)
+    depth = values.get("depth", KendallConfig.depth)
     if depth > MAX_DEPTH:
         raise ConfigError(f"{path}:{lines['depth']}: depth: at most {MAX_DEPTH}, not {depth}")
-    low, high = values.get("initial minimum weight", 0.0), values.get("initial maximum weight", 12.0)
+    low = values.get("initial minimum weight", KendallConfig.init_low)
+    high = values.get("initial maximum weight", KendallConfig.init_high)
     if low > high:
         where = lines.get("initial minimum weight") or lines["initial maximum weight"]
         raise ConfigError(f"{path}:{where}: initial minimum weight {low:g} is above the "
                           f"initial maximum weight {high:g}")
-    return KendallConfig(
-        path=str(path), population_file=values["population file"],
-        population=values.get("population", 50), generations=values.get("generations", 15),
-        sigma_threshold=values.get("sigma threshold", 0.0), depth=depth,
-        quiescence_cap=values.get("quiescence cap", 3.0), scaling=values.get("scaling factor", 1.0),
-        init_low=low, init_high=high, centre_bonus=values.get("centre control bonus", 0.0),
-        advanced_pawn_bonus=values.get("advanced pawn bonus", 0.0),
-        workers=values.get("maximum simultaneous games", 2),
-        **{k: v for k, v in common_settings(values).items() if k != "search"})
 
 
 # ------------------------------------------------------------------ operators
@@ -247,23 +239,15 @@ class Match:
         return len(self.results) == 2
 
     def first_points(self) -> float:
-        return POINTS[self.results[1]] + 1.0 - POINTS[self.results[2]]
+        return white_points(self.results[1]) + 1.0 - white_points(self.results[2])
 
     def players(self, game: int) -> tuple[MaterialGenome, MaterialGenome]:
         return (self.first, self.second) if game == 1 else (self.second, self.first)
 
 
-class KendallTrainer:
+class KendallTrainer(Run):
     def __init__(self, config: KendallConfig, out=print, executor_factory=None, progress=True):
-        self.config = config
-        self.out = out
-        # workers -> a context manager giving an executor (a plain Executor is one).
-        self.executor_factory = executor_factory or (
-            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
-        self.progress = progress
-        self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
-        from genchess.train.trainer import read_openings   # the gene pool's EPD reader
-        self.openings = read_openings(config.opening_file) if config.opening_file else None
+        super().__init__(config, out, executor_factory, progress)
         self.generation = 0                 # generations complete
         self.members: list[MaterialGenome] = []
         self.history: list[list[MaterialGenome]] = []    # the vector after each generation
@@ -271,9 +255,10 @@ class KendallTrainer:
         self.written: dict[int, MaterialGenome] = {}    # genomes in the file when resumed
         self._run_key: str | None = None
         self.recorded: dict[tuple[int, int], tuple[str, int, int]] = {}   # (match, game) -> ...
-        self.games_this_run = 0
-        self.stop_requested = False
-        self.bar = None
+
+    @property
+    def run_file(self) -> Path:
+        return self.config.population_file
 
     # ------------------------------------------------------------ state
 
@@ -292,7 +277,7 @@ class KendallTrainer:
         mu = self.config.population
         return mu + 2 * ((generation - 1) * (mu - 1) + match) + slot
 
-    def load_or_create(self) -> None:
+    def open(self) -> None:
         cfg = self.config
         if cfg.population_file.exists() and cfg.population_file.stat().st_size > 0:
             if not self.never_started():
@@ -344,6 +329,7 @@ class KendallTrainer:
                               f"the configuration says population = {cfg.population}")
         self.written = state.genomes
         self.known_ids = set(state.genomes)
+        self.games_before = len(games)
         self.generation = len(self.history) - 1
         self.members = list(self.history[-1])
         for game in games:
@@ -377,6 +363,10 @@ class KendallTrainer:
 
     # ------------------------------------------------------------ running
 
+    def close(self) -> None:
+        self.population_out.close()
+        self.games_out.close()
+
     def finished(self) -> str | None:
         cfg = self.config
         if self.generation >= cfg.generations:
@@ -385,44 +375,47 @@ class KendallTrainer:
             return f"every weight's standard deviation is below {cfg.sigma_threshold:g}"
         return None
 
-    def run(self) -> int:
-        cfg = self.config
-        self.load_or_create()
-        started = time.monotonic()
-        deadline = started + cfg.time_limit if cfg.time_limit else None
-        try:
-            with self.executor_factory(cfg.workers) as executor:
-                while not (reason := self.finished()):
-                    if deadline and time.monotonic() >= deadline:
-                        reason = f"time limit reached after {self.games_this_run} games this run"
-                        break
-                    if not self.play_generation(executor, deadline):
-                        reason = f"time limit reached after {self.games_this_run} games this run " \
-                                 f"(generation {self.generation + 1} resumes where it stopped)"
-                        break
-        except KeyboardInterrupt:
-            self.out(f"\nStopped. Every finished game is in {cfg.games_file}; run the same "
-                     f"command to resume.")
-            return 130
-        except executors.ExecutorLost as e:
-            self.out(f"Stopped: {e}. Every finished game is in {cfg.games_file}; run the same "
-                     f"command to resume.")
-            return 1
-        finally:
-            self.population_out.close()
-            self.games_out.close()
-        wall = time.monotonic() - started
-        self.out(f"Stopped: {reason}.")
+    def step(self, executor, deadline) -> str | None:
+        return None if self.play_generation(executor, deadline) else TIME_LIMIT
+
+    def on_disk(self) -> str:
+        return (f"Every finished game is in {self.config.games_file}; run the same command "
+                f"to resume.")
+
+    def report(self, wall: float) -> None:
         if self.games_this_run and wall > 0:
             self.out(f"{self.games_this_run} games in {wall:.0f} s "
                      f"({self.games_this_run / wall * 60:.1f} games per minute)")
+        if self.finished() is None:
+            self.out(f"Run the same command to go on from generation {self.generation + 1}.")
         average = average_weights(self.weights())
         self.out(f"Average player after generation {self.generation} (pawn = 100): "
                  + ", ".join(f"{name} {v:.0f}" for name, v in
                              zip(WEIGHT_NAMES, scaled_to_pawn(average, average[0]))))
-        self.out(f"  play it: genchess --genome {cfg.average_file} "
+        self.out(f"  play it: genchess --genome {self.config.average_file} "
                  f"(the last genome, ID {self.generation}, is this generation's)")
-        return 0
+
+    # ------------------------------------------------------------ the champion
+
+    def average_player(self, generation: int) -> MaterialGenome:
+        cfg = self.config
+        return MaterialGenome(generation, average_weights(self.weights(self.history[generation])),
+                              cfg.centre_bonus, cfg.advanced_pawn_bonus)
+
+    def champion_candidate(self, first: bool) -> tuple[Genome, str]:
+        """The paper's output, the average player: generation 0's first, then the latest."""
+        if first:
+            return self.average_player(0), "the average player of the initial population"
+        return self.average_player(self.generation), f"the average player of generation {self.generation}"
+
+    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        cfg = self.config
+        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(), fen,
+                       0.0, "iterative", depth=cfg.depth, features=KENDALL_WHITWELL_FEATURES,
+                       quiescence_cap=cfg.quiescence_cap)
+
+    def champion_openings(self) -> list[str | None]:
+        return self.openings or [None]
 
     def game_job(self, match: Match, game: int, generation: int) -> GameJob:
         white, black = match.players(game)
@@ -443,7 +436,7 @@ class KendallTrainer:
         outcomes: Counter = Counter()
         results: Counter = Counter()
         start = time.monotonic()
-        bar = self.bar = self.progress_bar(generation, 2 * len(pairs))
+        bar = self.progress_bar(f"generation {generation}", 2 * len(pairs))
         try:
             while True:
                 # Outcomes strictly in match order: the sequential definition.
@@ -452,7 +445,7 @@ class KendallTrainer:
                     applied += 1
                 if applied == len(pairs):
                     break
-                stopping = self.stop_requested or (deadline is not None and time.monotonic() >= deadline)
+                stopping = deadline is not None and time.monotonic() >= deadline
                 if not stopping:
                     self.start_free_matches(generation, pairs, applied, matches, ready, bar, results)
                     while ready and len(running) < cfg.workers:
@@ -471,9 +464,7 @@ class KendallTrainer:
                     if bar is not None:
                         bar.update(1)
         finally:
-            if bar is not None:
-                bar.close()
-            self.bar = None
+            self.close_bar()
         if applied < len(pairs):
             return False
         self.end_generation(generation, outcomes, results, time.monotonic() - start)
@@ -566,19 +557,12 @@ class KendallTrainer:
         for label, values in (("mean", mean), ("sd", sigma)):
             self.out(f"  {label:<10}" + "".join(f"{v:>11.1f}" for v in scaled_to_pawn(values, mean[0])))
 
-    def say(self, text: str) -> None:
-        """A line during a generation: above the progress bar when one is drawn."""
-        if self.bar is not None and not self.bar.disable and self.out is print:
-            self.bar.write(text)
-        else:
-            self.out(text)
 
-    def progress_bar(self, generation: int, games: int):
-        if not self.progress:
-            return None
-        try:
-            from tqdm import tqdm
-        except ImportError:                 # the bar is a convenience, not a requirement
-            return None
-        return tqdm(total=games, desc=f"generation {generation}", unit="game", leave=False,
-                    file=sys.stderr, disable=None)
+METHOD = Method(
+    name="kendall-whitwell",
+    summary="a population of material weights evolves by two-game matches of fixed-depth players, "
+            "the loser replaced by a clone of the winner, mutation scaled by the population's spread",
+    keys=KENDALL_KEYS, config=KendallConfig, trainer=KendallTrainer, check=check_kendall,
+    files="<population file>, <population file>_games.txt and <population file>_average.genome "
+          "(the average player of each generation; genchess --genome plays the last); "
+          "genchess-kw-study CONFIG runs the mutation study")

@@ -38,45 +38,40 @@ from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_g
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.parallel import executors
+from genchess.parallel.worker import GameJob, play_job
 from genchess.pgn import pgn_text
 from genchess.strength.stats import MatchStats, elo_with_interval
-from genchess.train.config import (COMMON_KEYS, ConfigError, Key, check_entries, read_entries,
-                                   read_method)
-from genchess.train.kendall import (KENDALL_KEYS, R_TABLE, KendallConfig, KendallTrainer,
-                                    average_weights, kendall_config,
-                                    population_sigma, scaled_to_pawn)
+from genchess.strength.tally import Tally
+from genchess.train.config import (CHAMPION_KEYS, COMMON_KEYS, ConfigError, Key, check_entries,
+                                   read_entries)
+from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrainer,
+                                    average_weights, population_sigma, scaled_to_pawn)
 from genchess.train.records import read_pool_file
-from genchess.parallel.worker import GameJob, play_job
+from genchess.train.registry import build_config, describe_key, read_method, resolve_keys
+from genchess.train.scaffold import start_positions
 from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
 
 STUDY_KEYS = [
     Key("study directory", "path", "each factor's run goes to <dir>/scale-<factor>/, the "
-        "tables, plots, games and report.md to <dir>"),
-    Key("scaling factors", "floats", "the factors of the R table to compare "
-        "(default 2 1 0.5 0.25)", 0, False),
+        "tables, plots, games and report.md to <dir>", "directory"),
+    Key("scaling factors", "floats", "the factors of the R table to compare", "factors", 0),
     Key("round robin openings", "int", "openings each pair of average players plays, both "
-        "colours each (default 0: the start position only)", 0, False),
+        "colours each (0: the start position only)", "round_robin_openings", 0),
     Key("match games", "int", "games of the best average player against each of default.genome "
-        "and material.genome (default 20; 0: no match)", 0, False),
-    Key("match time", "float", "seconds per side in those games (default 5)", 0.01, False),
+        "and material.genome (0: no match)", "match_games", 0),
+    Key("match time", "float", "seconds per side in those games", "match_time", 0.01),
 ]
 PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
-DEFAULT_FACTORS = [2.0, 1.0, 0.5, 0.25]
 OPENINGS = Path(__file__).resolve().parent.parent / "data" / "openings.epd"
 MATERIAL_GENOME_PATH = GENOMES_DIR / "material.genome"
-POINTS = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
-
-
-def study_keys() -> list[Key]:
-    return [k for k in KENDALL_KEYS if k.name not in PER_RUN] + STUDY_KEYS + COMMON_KEYS
 
 
 @dataclass
 class StudyConfig:
     path: Path
     directory: Path
-    factors: list[float]
     runs: list[KendallConfig]
+    factors: list[float] = field(default_factory=lambda: [2.0, 1.0, 0.5, 0.25])
     round_robin_openings: int = 0
     match_games: int = 20
     match_time: float = 5.0
@@ -84,6 +79,12 @@ class StudyConfig:
     @property
     def base(self) -> KendallConfig:
         return self.runs[0]
+
+
+def study_keys() -> list[Key]:
+    """The study's own keys, then the kendall-whitwell keys it passes to every run."""
+    own = resolve_keys(STUDY_KEYS, StudyConfig, required_when_no_default=True)
+    return own + [k for k in METHOD.all_keys if k.name not in PER_RUN]
 
 
 def factor_name(factor: float) -> str:
@@ -101,16 +102,19 @@ def parse_study_config(path: str | Path) -> StudyConfig:
             raise ConfigError(f"{path}:{entries[name][1]}: {name}: the study sets it for each run "
                               f"(see 'study directory' and 'scaling factors')")
     values, lines = check_entries(path, entries, study_keys(), "kendall-whitwell study")
-    factors = values.get("scaling factors", DEFAULT_FACTORS)
+    factors = values.get("scaling factors", next(k.default for k in study_keys() if k.attribute == "factors"))
     if len(set(factors)) != len(factors):
         raise ConfigError(f"{path}:{lines['scaling factors']}: scaling factors: a factor appears twice")
     directory = values["study directory"]
     if "output volume" not in values:
-        values["output volume"] = "quiet"           # 49 match lines a generation, times four
-    runs = [kendall_config(path, {**values, "population file": directory / factor_name(f) / "population.txt",
-                                  "scaling factor": f}, lines) for f in factors]
-    return StudyConfig(path, directory, factors, runs, values.get("round robin openings", 0),
-                       values.get("match games", 20), values.get("match time", 5.0))
+        values["output volume"] = True              # quiet: 49 match lines a generation, times four
+    study_only = {k.name for k in STUDY_KEYS}
+    run_values = {name: value for name, value in values.items() if name not in study_only}
+    runs = [build_config(METHOD, path, {**run_values, "population file": directory / factor_name(f)
+                                        / "population.txt", "scaling factor": f}, lines)
+            for f in factors]
+    given = {k.attribute: values[k.name] for k in STUDY_KEYS[2:] if k.name in values}
+    return StudyConfig(path, directory, runs, factors, **given)
 
 
 # ------------------------------------------------------------------ reading the runs
@@ -149,12 +153,11 @@ def read_series(config: KendallConfig) -> Series:
 
 # ------------------------------------------------------------------ games
 
-def read_openings(count: int) -> list[str | None]:
-    """`count` positions from the shipped balanced openings, or the start position."""
+def spread_openings(count: int) -> list[str | None]:
+    """`count` positions spread over the shipped balanced openings, or the start position."""
     if count == 0:
         return [None]
-    from genchess.train.trainer import read_openings as read_epd
-    fens = read_epd(OPENINGS)
+    fens = start_positions(OPENINGS)
     return [fens[i * len(fens) // count] for i in range(count)]
 
 
@@ -176,7 +179,7 @@ def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[s
                 executor_factory) -> list[MatchStats]:
     cfg = study.base
     jobs, pairs = [], []
-    for fen in read_openings(study.round_robin_openings):
+    for opening, fen in enumerate(spread_openings(study.round_robin_openings)):
         for a in range(len(players)):
             for b in range(a + 1, len(players)):
                 for white, black in ((a, b), (b, a)):
@@ -185,21 +188,21 @@ def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[s
                                         0.0, "iterative", depth=cfg.depth,
                                         features=KENDALL_WHITWELL_FEATURES,
                                         quiescence_cap=cfg.quiescence_cap))
-                    pairs.append((white, black))
+                    pairs.append((white, black, (opening, a, b)))
     results = play_all(jobs, cfg.workers, executor_factory, study.directory / "round_robin.pgn",
                        "GenChess Kendall-Whitwell study: round robin of average players")
-    tallies = [MatchStats() for _ in players]
-    for (white, black), result in zip(pairs, results):
-        tallies[white].add_game(POINTS[result][0])
-        tallies[black].add_game(POINTS[result][1])
-    return tallies
+    tallies = [Tally() for _ in players]
+    for (white, black, pair), result in zip(pairs, results):
+        tallies[white].add(result, white=True, pair=pair)
+        tallies[black].add(result, white=False, pair=pair)
+    return [tally.stats for tally in tallies]
 
 
 def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor_factory,
                     pgn_name: str) -> MatchStats:
     """The best average player against `opponent`, colours alternating, one
     opening per pair of games, both engines with their usual search at a clock."""
-    fens = read_openings(max(1, (study.match_games + 1) // 2))
+    fens = spread_openings(max(1, (study.match_games + 1) // 2))
     jobs, best_white = [], []
     for n in range(study.match_games):
         fen = fens[n // 2]
@@ -210,13 +213,10 @@ def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor
         best_white.append(n % 2 == 0)
     results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
                        "GenChess Kendall-Whitwell study: best average player match")
-    stats = MatchStats()
-    scores = [POINTS[result][0 if white else 1] for white, result in zip(best_white, results)]
-    for n in range(0, len(scores) - 1, 2):      # games 2k and 2k+1 share an opening
-        stats.add_pair(scores[n], scores[n + 1])
-    if len(scores) % 2:
-        stats.add_game(scores[-1])
-    return stats
+    tally = Tally()
+    for n, (white, result) in enumerate(zip(best_white, results)):
+        tally.add(result, white=white, pair=n // 2)     # games 2k and 2k+1 share an opening
+    return tally.stats
 
 
 # ------------------------------------------------------------------ plots
@@ -364,7 +364,7 @@ def main(argv=None) -> int:
                     "against hand-set genomes, and report.md. Running it again resumes.",
         epilog="configuration keys (key = value; # starts a comment): every kendall-whitwell key "
                "of genchess-train --help but 'population file' and 'scaling factor', and:\n"
-               + "\n".join(f"  {k.name}{'' if k.required else ' (optional)'}: {k.help}" for k in STUDY_KEYS))
+               + "\n".join(f"  {describe_key(k)}" for k in study_keys()[:len(STUDY_KEYS)]))
     parser.add_argument("config", metavar="CONFIG", help="study configuration file")
     args = parser.parse_args(argv)
     try:

@@ -43,14 +43,13 @@ Choices the paper leaves open, and why:
 Operators are plain functions, apart from the loop (`MncTrainer`), so each can be
 tested alone and the loop reads like the pseudocode above. Games run in parallel
 through a standard `concurrent.futures.Executor` (worker.py's game job), and the
-chromosome database (genchess/genome/database.py) gets one transaction per
+chromosome database (chromosome_db.py) gets one transaction per
 generation, so a killed run resumes from its last complete generation.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,52 +57,57 @@ from typing import Sequence
 
 import numpy as np
 
-from genchess.genome.database import (ChromosomeDB, DatabaseError, Evaluation,
-                                      GenerationSummary)
+from genchess.genome import Genome
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
-from genchess.train.config import CommonSettings, ConfigError, Key, common_settings
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, play_job
+from genchess.strength.tally import white_points
+from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
+                                          GenerationSummary)
+from genchess.train.config import CommonSettings, ConfigError, Key
+from genchess.train.registry import Method
+from genchess.train.scaffold import Run
 
 SIMILARITY_POSITIONS = Path(__file__).resolve().parent.parent / "data" / "similarity.epd"
 RANDOM_RANGE = (-50, 50)        # centipawns, the first population's table values
 TABLE_LIMIT = 300               # centipawns, the most a mutation may push a value
 MATERIAL_STEP = 0.05            # evolve material: a mutated value moves by this share at most
-SCORES = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+CHAMPION_OPENINGS = 100         # book lines drawn once for the champion's game pairs
 
 MNC_KEYS = [
     Key("chromosome database", "path", "SQLite file of every chromosome (created, or resumed "
-        "from its last complete generation)"),
-    Key("population", "int", "individuals (default 20)", 2, False),
+        "from its last complete generation)", "database"),
+    Key("population", "int", "individuals", "population", 2),
     Key("games per player", "int", "round-robin games each player plays at least, per "
-        "generation (default 3; population - 1 or more: a full round robin)", 1, False),
-    Key("selection size", "int", "C_s: individuals drawn to find A's most similar mate (default 3)",
-        1, False),
-    Key("replacement groups", "int", "C_f: groups drawn for replacement (default 3)", 1, False),
-    Key("replacement group size", "int", "s: individuals per replacement group (default 3)", 1, False),
+        "generation (population - 1 or more: a full round robin)", "games_per_player", 1),
+    Key("selection size", "int", "C_s: individuals drawn to find A's most similar mate",
+        "selection_size", 1),
+    Key("replacement groups", "int", "C_f: groups drawn for replacement", "replacement_groups", 1),
+    Key("replacement group size", "int", "s: individuals per replacement group",
+        "replacement_group_size", 1),
     Key("random mating order", "bool", "yes: each generation's individuals mate in random order; "
-        "no: in population order (default)", None, False),
-    Key("crossover rate", "float", "chance a child mixes its parents' tables (default 0.9)", 0, False),
-    Key("mutation squares", "int", "squares a child's mutation changes (default 4)", 0, False),
-    Key("mutation size", "float", "standard deviation of a mutation, centipawns (default 15)", 0, False),
-    Key("evolve material", "bool", "yes: the five material values evolve too; no: standard "
-        "values (default)", None, False),
-    Key("maximum generations", "int", "stop after this many generations (default 1000)", 1, False),
+        "no: in population order", "random_order"),
+    Key("crossover rate", "float", "chance a child mixes its parents' tables", "crossover_rate", 0),
+    Key("mutation squares", "int", "squares a child's mutation changes", "mutation_squares", 0),
+    Key("mutation size", "float", "standard deviation of a mutation, centipawns", "mutation_size", 0),
+    Key("evolve material", "bool", "yes: the five material values evolve too; no: standard values",
+        "evolve_material"),
+    Key("maximum generations", "int", "stop after this many generations", "max_generations", 1),
     Key("unchanged generations", "int", "stop when the best chromosome is the same for this many "
-        "generations (default 10)", 1, False),
+        "generations", "unchanged_generations", 1),
     Key("small change", "float", "a change of the best chromosome below this share counts as "
-        "small (default 0.01)", 0, False),
-    Key("small change generations", "int", "stop after this many small changes in a row "
-        "(default 20)", 1, False),
-    Key("niche radius", "float", "players closer than this (centipawns) share a niche (default 50)",
-        0, False),
-    Key("game time", "float", "seconds per side per game (default 2)", 0.01, False),
-    Key("game increment", "float", "seconds added per move (default 0)", 0, False),
-    Key("search depth", "int", "fixed depth per move instead of a clock", 1, False),
+        "small", "small_change", 0),
+    Key("small change generations", "int", "stop after this many small changes in a row",
+        "small_change_generations", 1),
+    Key("niche radius", "float", "players closer than this (centipawns) share a niche",
+        "niche_radius", 0),
+    Key("game time", "float", "seconds per side per game", "game_time", 0.01),
+    Key("game increment", "float", "seconds added per move", "increment", 0),
+    Key("search depth", "int", "fixed depth per move instead of a clock", "depth", 1),
     Key("book file", "path", "Polyglot book to draw start positions from (instead of an "
-        "opening file)", None, False),
-    Key("book plies", "int", "half moves followed in the book (default 8)", 1, False),
-    Key("maximum simultaneous games", "int", "games played at once (default 2)", 1, False),
+        "opening file)", "book_file"),
+    Key("book plies", "int", "half moves followed in the book", "book_plies", 1),
+    Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
 ]
 
 
@@ -135,7 +139,7 @@ class MncConfig(CommonSettings):
     method = "multi-niche crowding"
 
 
-def mnc_config(path: Path, values: dict[str, object], lines: dict[str, int]) -> MncConfig:
+def check_mnc(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
     for key in ("crossover rate", "small change"):
         if key in values and values[key] > 1:
             raise ConfigError(f"{path}:{lines[key]}: {key}: must be at most 1, not {values[key]:g}")
@@ -148,18 +152,6 @@ def mnc_config(path: Path, values: dict[str, object], lines: dict[str, int]) -> 
             Book(values["book file"]).close()
         except BookError as e:
             raise ConfigError(f"{path}:{lines['book file']}: {e}") from None
-    names = {"chromosome database": "database", "games per player": "games_per_player",
-             "selection size": "selection_size", "replacement groups": "replacement_groups",
-             "replacement group size": "replacement_group_size", "random mating order": "random_order",
-             "crossover rate": "crossover_rate", "mutation squares": "mutation_squares",
-             "mutation size": "mutation_size", "evolve material": "evolve_material",
-             "maximum generations": "max_generations", "unchanged generations": "unchanged_generations",
-             "small change": "small_change", "small change generations": "small_change_generations",
-             "niche radius": "niche_radius", "game time": "game_time", "game increment": "increment",
-             "search depth": "depth", "book file": "book_file", "book plies": "book_plies",
-             "maximum simultaneous games": "workers", "population": "population"}
-    settings = {attr: values[key] for key, attr in names.items() if key in values}
-    return MncConfig(path=str(path), **settings, **common_settings(values))
 
 
 # ------------------------------------------------------------------ operators
@@ -201,9 +193,8 @@ def round_robin_fitness(n: int, results: Sequence[tuple[int, int, str]]) -> tupl
     points = [0.0] * n
     games = [0] * n
     for white, black, result in results:
-        w, b = SCORES[result]
-        points[white] += w
-        points[black] += b
+        points[white] += white_points(result)
+        points[black] += 1.0 - white_points(result)
         games[white] += 1
         games[black] += 1
     return [p / g if g else 0.0 for p, g in zip(points, games)], games
@@ -321,44 +312,23 @@ def stop_reason(best_ids: Sequence[int], best_values: Sequence[Sequence[int]], c
 
 # ------------------------------------------------------------------ the loop
 
-class Progress:
-    """One console line per generation; a bar while its games run (on a terminal)."""
-
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.done = total, 0
-        self.enabled = enabled and sys.stdout.isatty()
-
-    def step(self):
-        self.done += 1
-        if self.enabled:
-            filled = 30 * self.done // self.total
-            sys.stdout.write(f"\r  games [{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}")
-            sys.stdout.flush()
-            if self.done == self.total:
-                sys.stdout.write("\r" + " " * 60 + "\r")
-
-
 def say(line: str) -> None:
     # Flushed: a run's console is often a log file someone is tailing.
     print(line, flush=True)
 
 
-class MncTrainer:
-    def __init__(self, config: MncConfig, out=say, executor_factory=None):
-        self.config = config
-        self.out = out
-        # workers -> a context manager giving an executor (a plain Executor is one).
-        self.executor_factory = executor_factory or (
-            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
+class MncTrainer(Run):
+    def __init__(self, config: MncConfig, out=say, executor_factory=None, progress=True):
+        super().__init__(config, out, executor_factory, progress)
         self.boards = similarity_boards()
-        self.openings = None
-        if config.opening_file:
-            from genchess.train.trainer import read_openings
-            self.openings = read_openings(config.opening_file)
         self.book = None
         if config.book_file:
             from genchess.book import Book
             self.book = Book(config.book_file)
+
+    @property
+    def run_file(self) -> Path:
+        return self.config.database
 
     # ------------------------------------------------------------ state
 
@@ -394,6 +364,7 @@ class MncTrainer:
                      f"(generations 0-{self.generation - 1} complete)" if last is not None else
                      f"Resuming {cfg.database} at generation 0")
         history = self.db.history()
+        self.games_before = sum(h.games for h in history)
         self.best_ids = [h.best for h in history]
         self.best_values = [self.db.chromosome(i).values for i in self.best_ids]
         self.next_id = self.db.next_id()
@@ -416,13 +387,17 @@ class MncTrainer:
                         self.start_position(rng), cfg.game_time, cfg.search,
                         increment=cfg.increment, depth=cfg.depth)
                 for w, b in pairs]
-        progress = Progress(len(jobs), not cfg.quiet)
+        bar = self.progress_bar(f"generation {self.generation}", len(jobs)) if not cfg.quiet else None
         results = []
-        futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
-        for future in executors.as_completed(futures):
-            w, b = futures[future]
-            results.append((w, b, future.result().record.result))
-            progress.step()
+        try:
+            futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
+            for future in executors.as_completed(futures):
+                w, b = futures[future]
+                results.append((w, b, future.result().record.result))
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            self.close_bar()
         return round_robin_fitness(len(pop), results)
 
     def breed(self, fitness: list[float], behaviours: list[np.ndarray], rng: random.Random):
@@ -452,7 +427,9 @@ class MncTrainer:
             fit[dead] = (fit[a] + fit[m]) / 2
         return pop, offspring
 
-    def run_generation(self, executor) -> str | None:
+    def step(self, executor, deadline) -> str | None:
+        """One generation: its round robin runs whole (the database keeps whole
+        generations), so the time limit is looked at between generations."""
         cfg = self.config
         start = time.monotonic()
         rng = random.Random(f"{self.seed}:{self.generation}")
@@ -475,30 +452,51 @@ class MncTrainer:
         self.best_values.append(self.population[best].values)
         self.population = next_pop
         self.generation += 1
-        return stop_reason(self.best_ids, self.best_values, cfg)
+        self.games_this_run += summary.games
+        return None
 
-    def run(self) -> int:
-        self.open()
-        cfg = self.config
-        reason = stop_reason(self.best_ids, self.best_values, cfg)
-        started = time.monotonic()
-        try:
-            with self.executor_factory(cfg.workers) as executor:
-                while reason is None:
-                    if cfg.time_limit is not None and time.monotonic() - started >= cfg.time_limit:
-                        reason = "time limit reached"
-                        break
-                    reason = self.run_generation(executor)
-        except (KeyboardInterrupt, executors.ExecutorLost) as e:
-            why = "" if isinstance(e, KeyboardInterrupt) else f" ({e})"
-            self.out(f"\nStopped during generation {self.generation}{why}: generations up to "
-                     f"{self.generation - 1} are in {cfg.database}; run again to resume")
-            self.db.close()
-            return 130 if isinstance(e, KeyboardInterrupt) else 1
-        if self.db.last_complete_generation() is None:
-            self.out(f"Stopped: {reason}, before any generation was complete")
-        else:
-            self.out(f"Stopped: {reason}. Best of the last generation: chromosome "
-                     f"{self.db.best_id()} (genchess --genome {cfg.database})")
+    def finished(self) -> str | None:
+        return stop_reason(self.best_ids, self.best_values, self.config)
+
+    def close(self) -> None:
         self.db.close()
-        return 0
+
+    def on_disk(self) -> str:
+        done = self.generation - 1
+        kept = f"Generations 0 to {done} are" if done >= 0 else "No generation is complete yet; the first population is"
+        return f"{kept} in {self.config.database}; run the same command to resume."
+
+    def report(self, wall: float) -> None:
+        if not self.best_ids:
+            self.out("No generation was complete.")
+        else:
+            self.out(f"Best of the last generation: chromosome {self.best_ids[-1]} "
+                     f"(genchess --genome {self.config.database})")
+
+    # ------------------------------------------------------------ the champion
+
+    def champion_candidate(self, first: bool) -> tuple[Genome, str]:
+        """The fittest of the last round robin (the first champion too: no one to beat)."""
+        return self.db.chromosome(self.best_ids[-1]), f"the fittest of generation {self.generation - 1}"
+
+    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        cfg = self.config
+        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(),
+                       fen, cfg.game_time, cfg.search, increment=cfg.increment, depth=cfg.depth)
+
+    def champion_openings(self) -> list[str | None]:
+        """The run's own start positions: book lines drawn once (the same for every
+        challenge), the opening file, or the standard position."""
+        if self.book is not None:
+            rng = random.Random(f"{self.seed}:champion")
+            return [self.book.random_line(rng, self.config.book_plies) for _ in range(CHAMPION_OPENINGS)]
+        return self.openings or [None]
+
+
+METHOD = Method(
+    name="multi-niche crowding",
+    summary="Phoenix's piece-square tables, mated with their most similar and replacing the worst "
+            "of the most similar",
+    keys=MNC_KEYS, config=MncConfig, trainer=MncTrainer, check=check_mnc,
+    files="<chromosome database>, every chromosome in SQLite (genchess --genome DB plays the best "
+          "of the last generation; --genome-id N another)")

@@ -14,10 +14,11 @@ a genome whose game never got written is an orphan that simply never lived.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.genome import Genome, StillAlive, parse_genome_text
+from genchess.genome import Genome, GenomeError, StillAlive, parse_genome_text, read_genome_file
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -162,3 +163,59 @@ class AppendFile:
 
     def close(self) -> None:
         self.file.close()
+
+
+# ------------------------------------------------------------------ the genome a run plays
+
+def count_wins(games_path: str | Path) -> Counter:
+    """Wins per genome ID in a PGN file, the ID being the last word of a player's name.
+
+    Only the White, Black and Result tags are read, so the movetext can be anything.
+    A player whose name does not end in a number is not a genome and is ignored.
+    """
+    wins: Counter = Counter()
+    tags: dict[str, str] = {}
+
+    def end_of_tags() -> None:
+        winner = {"1-0": "White", "0-1": "Black"}.get(tags.get("Result", ""))
+        if winner:
+            last_word = tags.get(winner, "").rsplit(" ", 1)[-1]
+            if last_word.isdigit():
+                wins[int(last_word)] += 1
+        tags.clear()
+
+    # A game's tags are a run of consecutive `[Tag "value"]` lines; the first other
+    # line (blank or movetext) ends the run.
+    for line in Path(games_path).read_text(encoding="utf-8", errors="replace").splitlines():
+        match = re.fullmatch(r'\s*\[(\w+)\s+"(.*)"\]\s*', line)
+        if match:
+            tags[match.group(1)] = match.group(2)
+        elif tags:
+            end_of_tags()
+    if tags:
+        end_of_tags()
+    return wins
+
+
+def best_genome(path: Path, genome_id: int | None) -> Genome | None:
+    """The genome `genchess --genome FILE` plays from a gene pool or population file:
+    the smallest ID still alive in any pool (the file's last Still Alive lines); in
+    a file without them that has a games file beside it (<file>_games.txt), the
+    last genome with at least three wins there. None for any other file, and when
+    an ID is asked for: the genome loader answers those (and reports their errors)."""
+    if genome_id is not None:
+        return None
+    try:
+        genome_file = read_genome_file(path)
+    except (GenomeError, OSError):
+        return None
+    alive = genome_file.alive
+    if alive:
+        return genome_file.find(min(min(ids) for ids in alive.values()))
+    games_path = Path(f"{path}_games.txt")
+    if games_path.exists():
+        wins = count_wins(games_path)
+        for genome in reversed(genome_file.genomes):
+            if wins[genome.id] >= 3:
+                return genome
+    return None

@@ -26,8 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .genes import GenomeError
-from .pvt import PvtGenome
+from genchess.genome import GenomeError, PvtGenome
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SCHEMA_VERSION = 1
@@ -257,3 +256,11 @@ def load_chromosome(path: str | Path, chromosome_id: int | None = None) -> PvtGe
         return db.chromosome(db.best_id() if chromosome_id is None else chromosome_id)
     finally:
         db.close()
+
+
+def best_genome(path: Path, chromosome_id: int | None) -> PvtGenome | None:
+    """What `genchess --genome DATABASE [--genome-id N]` plays (load_chromosome);
+    None for a file that is not an SQLite database (not this method's)."""
+    if not is_sqlite_file(path):
+        return None
+    return load_chromosome(path, chromosome_id)

@@ -1,10 +1,14 @@
-"""The gene-pool run: rounds of games in parallel, breeding, swaps, files, console.
+"""The gene pool (Genetic Chess, method = gene pool): rounds of games in parallel,
+breeding, swaps, files, console.
 
-Games are handed to the executor of executors.py (local processes or a dask
-cluster) a few at a time (no more in flight than there are workers) so that a
-pause, a stop or the time limit takes effect after the games already running,
-and each result is written the moment it arrives, once. Everything needed to resume lives in the two append-only
-files; see records.py for how a killed run is picked up again.
+Each round the players of every pool are paired at random and play one game with
+a real clock; the two players then mate (pool.py) and the offspring replaces the
+loser; every `pool swap interval` games each pool's best player is copied into the
+next pool. Games are handed to the run's executor a few at a time (no more in
+flight than there are workers) so that a pause, a stop or the time limit takes
+effect after the games already running, and each result is written the moment it
+arrives, once. Everything needed to resume lives in the two append-only files;
+see records.py for how a killed run is picked up again.
 """
 
 from __future__ import annotations
@@ -15,37 +19,76 @@ import signal
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.genome import GenomeError, parse_genome_text
+from genchess.genome import Genome, GenomeError, parse_genome_text, read_genome_file
 from genchess.genome.genome_file import StillAlive
 from genchess.parallel import executors
-from genchess.train.config import ConfigError, TrainConfig
-from genchess.train.pool import Pools, game_time
+from genchess.parallel.worker import GameJob, GameResult, play_job
 from genchess.pgn import pgn_text
+from genchess.strength.tally import white_points
+from genchess.train.config import CommonSettings, ConfigError, Key
+from genchess.train.pool import Pools, game_time
 from genchess.train.records import (AppendFile, is_pool_record_end, move_aside, read_games_file,
                                     read_pool_file, set_aside, split_complete)
-from genchess.parallel.worker import GameJob, GameResult, play_job
-from genchess_core import Board, FenError
+from genchess.train.registry import Method
+from genchess.train.scaffold import Run
 
-SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 WINNER_WORDS = {"1-0": "White", "0-1": "Black", "1/2-1/2": "Draw"}
 
+GENE_POOL_KEYS = [
+    Key("maximum simultaneous games", "int",
+        "games played at once; worker processes used: min(this, population / 2)", "max_games", 1),
+    Key("gene pool population", "int", "players in each pool (an even number)", "population", 2),
+    Key("gene pool count", "int", "number of pools; every swap interval each pool's best "
+        "player is copied into the next pool", "pool_count", 1),
+    Key("pool swap interval", "int", "games between copying each pool's best player to the next pool",
+        "swap_interval", 1),
+    Key("minimum game time", "float", "seconds per side in the first round", "min_time", 0.01),
+    Key("maximum game time", "float", "the most seconds per side a game gets", "max_time", 0.01),
+    Key("game time increment", "float", "seconds added to the game time after each round",
+        "time_increment", 0),
+    Key("oscillating time", "bool", "yes: rise to the maximum, then fall back to the minimum, "
+        "and so on; no: rise to the maximum and stay there", "oscillating"),
+    Key("gene pool file", "path", "genomes are written here, games to <file>_games.txt; an "
+        "existing file is resumed", "pool_file"),
+    Key("initial genomes", "file", "genome or gene pool file: the first population is copies of "
+        "its genomes, each mutated, instead of random genomes", "initial_genomes"),
+]
 
-def read_openings(path: Path) -> list[str]:
-    """Start positions from an EPD file (first four fields of each line)."""
-    fens = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fen = " ".join(line.split()[:4])
-        try:
-            fens.append(Board(fen).fen())
-        except FenError as e:
-            raise ConfigError(f"{path}:{n}: {e}") from None
-    if not fens:
-        raise ConfigError(f"{path}: no positions in opening file")
-    return fens
+
+@dataclass
+class TrainConfig(CommonSettings):
+    path: str
+    max_games: int
+    population: int
+    pool_count: int
+    swap_interval: int
+    min_time: float
+    max_time: float
+    time_increment: float
+    oscillating: bool
+    pool_file: Path
+    initial_genomes: Path | None = None
+    method = "gene pool"
+
+    @property
+    def games_file(self) -> Path:
+        return Path(str(self.pool_file) + "_games.txt")
+
+    @property
+    def workers(self) -> int:
+        return max(1, min(self.max_games, self.population // 2))
+
+
+def check_gene_pool(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
+    if values["gene pool population"] % 2:
+        raise ConfigError(f"{path}:{lines['gene pool population']}: gene pool population must be "
+                          f"even, so that every player has an opponent each round")
+    if values["minimum game time"] > values["maximum game time"]:
+        raise ConfigError(f"{path}:{lines['minimum game time']}: minimum game time is above the "
+                          f"maximum game time (line {lines['maximum game time']})")
 
 
 def job_key(job: GameJob) -> tuple[int, int, int, int]:
@@ -65,28 +108,32 @@ class PoolCounters:
         return sum(self.results.values())
 
 
-class Trainer:
+class GenePoolTrainer(Run):
     def __init__(self, config: TrainConfig, out=print, executor_factory=None):
-        self.config = config
-        self.out = out
-        # workers -> a context manager giving an executor (a plain Executor is one).
-        self.executor_factory = executor_factory or (
-            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
-        self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
-        self.openings = read_openings(config.opening_file) if config.opening_file else None
+        super().__init__(config, out, executor_factory)
         self.pause_requested = False
-        self.stop_requested = False
         self.round = 0
         self.counters: list[PoolCounters] = []
         self.search_seconds = 0.0
-        self.games_this_run = 0
         self.games_at_snapshot = 0
-        self.champion = None
-        if config.champion is not None:
-            from genchess.train.champion import Champion
-            self.champion = Champion(config.pool_file, config.champion, out)
+
+    @property
+    def run_file(self) -> Path:
+        return self.config.pool_file
+
+    @property
+    def games_played(self) -> int:
+        return self.pools.games_played
 
     # ------------------------------------------------------------ state
+
+    def open(self) -> None:
+        self.load_or_create()
+        self.install_signals()
+
+    def close(self) -> None:
+        self.pool_out.close()
+        self.games_out.close()
 
     def load_or_create(self) -> None:
         cfg = self.config
@@ -99,9 +146,8 @@ class Trainer:
         self.pools = Pools.fresh(cfg.pool_count, cfg.population, rng)
         if cfg.initial_genomes:
             try:
-                seeds = parse_genome_text(cfg.initial_genomes.read_text(encoding="utf-8"),
-                                          str(cfg.initial_genomes)).genomes
-            except (GenomeError, OSError, UnicodeDecodeError) as e:
+                seeds = read_genome_file(cfg.initial_genomes).genomes
+            except GenomeError as e:
                 raise ConfigError(f"initial genomes: {e}") from None
             self.pools.seed_from(seeds, rng)
         self.counters = [PoolCounters() for _ in range(cfg.pool_count)]
@@ -164,10 +210,10 @@ class Trainer:
             h = game.headers
             white, black, pool = h.get("WhiteID"), h.get("BlackID"), h.get("Pool")
             offspring, replaced = game.get_int("Offspring"), game.get_int("Replaced")
-            if None in (white, black, pool, offspring, replaced) or h.get("Result") not in SCORES:
+            if None in (white, black, pool, offspring, replaced) or h.get("Result") not in WINNER_WORDS:
                 continue
             pool, white, black = int(pool), int(white), int(black)
-            score = SCORES[h["Result"]]
+            score = white_points(h["Result"])
             self.pools.stat(white).record(score)
             self.pools.stat(black).record(1 - score)
             self.pools.games_played += 1
@@ -221,60 +267,43 @@ class Trainer:
         self.pause_requested = True
         self.out("Pausing after the games in progress (Ctrl-C stops at once)...")
 
-    def run(self) -> int:
-        cfg = self.config
-        started = time.monotonic()
-        try:
-            # Connect first: a cluster that cannot be used leaves no files behind.
-            with self.executor_factory(cfg.workers) as executor:
-                self.load_or_create()
-                self.install_signals()
-                started = time.monotonic()
-                deadline = started + cfg.time_limit if cfg.time_limit else None
-                try:
-                    while not self.stop_requested:
-                        if deadline and time.monotonic() >= deadline:
-                            self.out(f"Time limit reached after {self.games_this_run} games this run.")
-                            break
-                        self.round += 1
-                        self.play_round(executor, deadline)
-                        self.check_champion(executor)
-                finally:
-                    self.pool_out.close()
-                    self.games_out.close()
-        except KeyboardInterrupt:
-            self.out(f"\nStopped. {self.games_on_disk()}")
-            return 130
-        except executors.ExecutorLost as e:
-            self.out(f"Stopped: {e}. {self.games_on_disk()}")
-            return 1
-        wall = time.monotonic() - started
+    def step(self, executor, deadline) -> None:
+        self.round += 1
+        self.play_round(executor, deadline)
+
+    def report(self, wall: float) -> None:
         if wall > 0 and self.games_this_run:
-            share = self.search_seconds / (wall * cfg.workers)
+            share = self.search_seconds / (wall * self.workers)
             self.out(f"{self.games_this_run} games in {wall:.0f} s "
                      f"({self.games_this_run / wall * 60:.1f} games per minute); "
                      f"workers spent {share:.0%} of their time searching")
-        return 0
 
-    def check_champion(self, executor) -> None:
-        """Every champion interval: crown the first champion, or let the best
-        living genome (most wins, then most games, then lowest ID) challenge it."""
-        cfg, champion = self.config, self.champion
-        if champion is None or not champion.due(self.pools.games_played):
-            return
+    # ------------------------------------------------------------ the champion
+
+    def champion_candidate(self, first: bool) -> tuple[Genome, str]:
+        """The living genome with the most wins (then most games, then the lowest
+        ID); first: the initial population's best by the same rule."""
+        cfg = self.config
+
         def rank(i):
             return (-self.pools.stat(i).wins, -self.pools.stat(i).games, i)
-        if champion.genome is None:
+        if first:
             initial = [i for i in self.pools.genomes if i < cfg.pool_count * cfg.population]
-            champion.crown(self.pools.genomes[min(initial, key=rank)], "best of the initial population")
-            return
+            return self.pools.genomes[min(initial, key=rank)], "best of the initial population"
         best = min((i for ids in self.pools.members for i in ids), key=rank)
+        return self.pools.genomes[best], "most wins among the living"
+
+    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        cfg = self.config
         seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
                             cfg.oscillating)
-        champion.challenge(executor, cfg.workers, self.pools.genomes[best], self.openings or [None],
-                           seconds, cfg.search, self.round, self.pools.games_played)
+        return GameJob(self.round, -1, white.id, black.id, white.to_text(), black.to_text(), fen,
+                       seconds, cfg.search)
 
-    def games_on_disk(self) -> str:
+    def champion_openings(self) -> list[str | None]:
+        return self.openings or [None]
+
+    def on_disk(self) -> str:
         played = self.pools.games_played if hasattr(self, "pools") else 0
         return (f"{played} games are safely in {self.config.games_file}; "
                 f"run the same command to resume.")
@@ -302,7 +331,7 @@ class Trainer:
         matings: dict[int, list[str]] = {p: [] for p in range(cfg.pool_count)}
 
         def may_submit():
-            stopping = self.stop_requested or (deadline and time.monotonic() >= deadline)
+            stopping = deadline and time.monotonic() >= deadline
             return not (self.pause_requested or stopping)
 
         def on_idle():
@@ -325,7 +354,7 @@ class Trainer:
 
     def record(self, result: GameResult, lines, matings) -> None:
         job, rec = result.job, result.record
-        score = SCORES[rec.result]
+        score = white_points(rec.result)
         rng = random.Random(f"{self.seed}:mate:{job.round}:{job.pool}:{job.white_id}:{job.black_id}")
         child, loser = self.pools.breed(job.pool, job.white_id, job.black_id, score, rng)
         # Offspring first, then the game: a recorded game always finds its offspring.
@@ -382,3 +411,13 @@ class Trainer:
         longest = max(members, key=lambda i: (self.pools.stat(i).games, -i))
         self.out(f"  Most wins: {self.pools.stat(most).wins} by ID {most}   "
                  f"Longest lived: {self.pools.stat(longest).games} by ID {longest}")
+
+
+METHOD = Method(
+    name="gene pool",
+    summary="players are paired at random each round, every game's two players mate, and the "
+            "offspring replaces the loser",
+    keys=GENE_POOL_KEYS, config=TrainConfig, trainer=GenePoolTrainer, check=check_gene_pool,
+    files="<gene pool file>, every genome ever created plus 'Still Alive' lines after each round "
+          "(genchess --genome FILE plays the smallest living ID); <gene pool file>_games.txt, "
+          "every game as PGN")
