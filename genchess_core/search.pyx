@@ -14,7 +14,6 @@
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memset, memcpy
 from libc.math cimport log
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport popcount
@@ -30,9 +29,6 @@ from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new
 from genchess_core.board cimport Board
 from genchess_core.see cimport see
 
-cdef int PIECE_ORDER_VALUE[6]
-PIECE_ORDER_VALUE[:] = [1, 3, 3, 5, 9, 20]
-
 cdef enum:
     SCORE_HASH_MOVE = 1 << 30
     SCORE_CAPTURE = 1 << 28
@@ -40,7 +36,6 @@ cdef enum:
     SCORE_COUNTERMOVE = (1 << 27) - 1  # after both killers, before every history score
     HISTORY_LIMIT = 16384       # history and continuation history stay within +-this
     HISTORY_BONUS_MAX = 1600    # the most one cutoff moves a history score
-    CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
     RFP_MAX_DEPTH = 6           # reverse futility pruning acts this close to the leaves
     RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
     FUTILITY_MAX_DEPTH = 3      # futility pruning of quiet moves this close to the leaves
@@ -70,20 +65,6 @@ cdef int _d, _m
 for _d in range(LMR_TABLE_SIZE):
     for _m in range(LMR_TABLE_SIZE):
         LMR_REDUCTION[_d][_m] = <int>(0.75 + log(_d) * log(_m) / 2.25) if _d > 0 and _m > 0 else 0
-
-
-cdef double monotonic_seconds() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
-
-cdef inline void check_limits(SearchState* s) noexcept nogil:
-    if (s.nodes & CHECK_EVERY) == 0:
-        if s.node_limit and s.nodes >= s.node_limit:
-            s.stop = 1
-        elif s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
-            s.stop = 1
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
@@ -149,7 +130,7 @@ cdef inline int quiet_stat(SearchState* s, int piece, int to, const int* cont1,
 
 cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
                       int ply, Move countermove, const int* cont1, const int* cont2) noexcept nogil:
-    cdef int i, victim, attacker, flags, pvt_phase_now
+    cdef int i, flags, pvt_phase_now
     cdef Move m
     if s.features & USE_VALUE_ORDERING:
         order_by_value(s, moves, scores, n)
@@ -164,12 +145,7 @@ cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Mov
         if m == hash_move:
             scores[i] = SCORE_HASH_MOVE
         elif flags & (FLAG_CAPTURE | FLAG_PROMO):
-            # Most valuable victim first, then least valuable attacker.
-            victim = PAWN if flags == FLAG_EP_CAPTURE else s.pos.board[move_to(m)] % 6
-            attacker = s.pos.board[move_from(m)] % 6
-            scores[i] = SCORE_CAPTURE + 64 * (PIECE_ORDER_VALUE[victim] if flags & FLAG_CAPTURE else 0) \
-                + (16 * PIECE_ORDER_VALUE[move_promo_kind(m)] if flags & FLAG_PROMO else 0) \
-                - PIECE_ORDER_VALUE[attacker]
+            scores[i] = SCORE_CAPTURE + mvv_lva(&s.pos, m)
         elif m == s.killers[ply][0]:
             scores[i] = SCORE_KILLER + 1
         elif m == s.killers[ply][1]:
@@ -183,10 +159,6 @@ cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Mov
             # fared after the same last move and the one before (piece and square).
             # (+44 Elo with the gravity update of the history, SPRT [0,10] 10+0.1, 712 games)
             scores[i] = quiet_stat(s, s.pos.board[move_from(m)], move_to(m), cont1, cont2)
-
-
-cdef inline int captured_kind(const Position* p, Move m) noexcept nogil:
-    return PAWN if move_flags(m) == FLAG_EP_CAPTURE else p.board[move_to(m)] % 6
 
 
 cdef void demote_losing_captures(SearchState* s, const Move* moves, int* scores, int n,
