@@ -29,33 +29,59 @@ from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new
 from genchess_core.board cimport Board
 from genchess_core.see cimport see
 
+# Every tunable of the search, grouped by the step that uses it (each step's
+# measured Elo is at its comment in negamax and quiesce). The ones the GA search
+# shares (CHECK_EVERY, PIECE_ORDER_VALUE, the MVV-LVA weights) are in search.pxd.
 cdef enum:
+    # Move ordering: the bands a move's score falls in, best first.
     SCORE_HASH_MOVE = 1 << 30
-    SCORE_CAPTURE = 1 << 28
-    SCORE_KILLER = 1 << 27
+    SCORE_CAPTURE = 1 << 28     # + MVV-LVA
+    SCORE_KILLER = 1 << 27      # + 1 for the first killer
     SCORE_COUNTERMOVE = (1 << 27) - 1  # after both killers, before every history score
-    HISTORY_LIMIT = 16384       # history and continuation history stay within +-this
-    HISTORY_BONUS_MAX = 1600    # the most one cutoff moves a history score
-    RFP_MAX_DEPTH = 6           # reverse futility pruning acts this close to the leaves
-    RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
-    FUTILITY_MAX_DEPTH = 3      # futility pruning of quiet moves this close to the leaves
-    LMR_MIN_DEPTH = 3           # late-move reductions from this depth on
-    LMR_MIN_MOVE = 3            # ... for moves after this many
-    LMP_MAX_DEPTH = 3           # late-move pruning this close to the leaves
-    LMP_BASE = 3                # ... after LMP_BASE + depth^2 quiet moves
-    LMR_TABLE_SIZE = 64
-    LMR_HISTORY_STEP = 8192     # statistics worth a ply of reduction (half a table's range)
-    LMR_HISTORY_PLIES = 2       # ... up to this many plies either way
-    ASPIRATION_MIN_DEPTH = 5    # aspiration windows from this iteration on
-    ASPIRATION_PERCENT = 25     # first half-width, in percent of the genome's pawn
-    ASPIRATION_MAX_PAWNS = 16   # a window wider than this many pawns opens fully
-    DELTA_MARGIN_PAWNS = 2      # delta pruning: a capture must bring a node this near alpha
     SCORE_LOSING_CAPTURE = -(1 << 29)  # captures that lose by SEE: after every quiet move
-    IIR_MIN_DEPTH = 4           # internal iterative reduction from this depth on
+    # History: a cutoff at depth d earns its quiet move
+    # min(HISTORY_BONUS_QUADRATIC d^2 + HISTORY_BONUS_LINEAR (d - 1), HISTORY_BONUS_MAX).
+    HISTORY_BONUS_QUADRATIC = 16
+    HISTORY_BONUS_LINEAR = 128
+    HISTORY_BONUS_MAX = 1600    # the most one cutoff moves a history score
+    HISTORY_LIMIT = 16384       # history and continuation history stay within +-this
     MAX_QUIETS_PUNISHED = 64    # quiet moves remembered per node for the history malus
-    SINGULAR_MIN_DEPTH = 7      # singular extensions from this depth on
+    # Internal iterative reduction
+    IIR_MIN_DEPTH = 4           # from this depth on
+    # Reverse futility pruning
+    RFP_MAX_DEPTH = 6           # acts this close to the leaves
+    RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
+    # Futility pruning
+    FUTILITY_MAX_DEPTH = 3      # of quiet moves this close to the leaves
+    FUTILITY_EXTRA_PAWNS = 1    # margin: a pawn per ply of depth left and this many more
+    # Null-move pruning
+    NULL_MOVE_MIN_DEPTH = 3     # from this depth on
+    NULL_MOVE_R = 2             # the null move's reduction, in plies beyond the move itself
+    NULL_MOVE_DEEP_DEPTH = 6    # ... and from this depth on
+    NULL_MOVE_DEEP_R = 3        # ... this one
+    # Singular extensions
+    SINGULAR_MIN_DEPTH = 7      # from this depth on
     SINGULAR_TT_DEPTH_GAP = 3   # ... where the hash move was searched this shallower at most
     SINGULAR_MARGIN_PERCENT = 2  # of a pawn per ply of depth: how much worse the others must be
+    SINGULAR_DEPTH_DIVISOR = 2  # the others are searched to (depth - 1) / this
+    # Late-move pruning
+    LMP_MAX_DEPTH = 3           # this close to the leaves
+    LMP_BASE = 3                # ... after LMP_BASE + depth^2 quiet moves
+    # Late-move reductions
+    LMR_MIN_DEPTH = 3           # from this depth on
+    LMR_MIN_MOVE = 3            # ... for moves after this many
+    LMR_TABLE_SIZE = 64
+    LMR_BASE_PERCENT = 75       # table: LMR_BASE + ln(depth) ln(move) / LMR_DIVISOR plies,
+    LMR_DIVISOR_PERCENT = 225   # ... both in hundredths of a ply (an enum holds no fractions)
+    LMR_HISTORY_STEP = 8192     # statistics worth a ply of reduction (half a table's range)
+    LMR_HISTORY_PLIES = 2       # ... up to this many plies either way
+    LMR_MIN_PLIES_LEFT = 1      # a reduced search still looks this far before quiescence
+    # Delta pruning (quiescence)
+    DELTA_MARGIN_PAWNS = 2      # a capture must bring a node this near alpha
+    # Aspiration windows (the root, between iterations)
+    ASPIRATION_MIN_DEPTH = 5    # from this iteration on
+    ASPIRATION_PERCENT = 25     # first half-width, in percent of the genome's pawn
+    ASPIRATION_MAX_PAWNS = 16   # a window wider than this many pawns opens fully
 
 
 # Late-move reductions by depth and move number: 0.75 + ln(depth) ln(move) / 2.25
@@ -64,7 +90,8 @@ cdef int LMR_REDUCTION[LMR_TABLE_SIZE][LMR_TABLE_SIZE]
 cdef int _d, _m
 for _d in range(LMR_TABLE_SIZE):
     for _m in range(LMR_TABLE_SIZE):
-        LMR_REDUCTION[_d][_m] = <int>(0.75 + log(_d) * log(_m) / 2.25) if _d > 0 and _m > 0 else 0
+        LMR_REDUCTION[_d][_m] = <int>(LMR_BASE_PERCENT / 100.0 + log(_d) * log(_m)
+                                      / (LMR_DIVISOR_PERCENT / 100.0)) if _d > 0 and _m > 0 else 0
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
@@ -201,7 +228,7 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
 
 
 cdef inline int history_bonus(int depth) noexcept nogil:
-    cdef int bonus = 16 * depth * depth + 128 * depth - 128
+    cdef int bonus = HISTORY_BONUS_QUADRATIC * depth * depth + HISTORY_BONUS_LINEAR * (depth - 1)
     return bonus if bonus < HISTORY_BONUS_MAX else HISTORY_BONUS_MAX
 
 
@@ -402,7 +429,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     if use_ab and not pv_node and not checked and excluded == MOVE_NONE and (
             (s.features & USE_RFP and depth <= RFP_MAX_DEPTH)
             or (s.features & USE_FUTILITY and depth <= FUTILITY_MAX_DEPTH)
-            or (s.features & USE_NULL_MOVE and null_ok and depth >= 3)):
+            or (s.features & USE_NULL_MOVE and null_ok and depth >= NULL_MOVE_MIN_DEPTH)):
         static_eval = evaluate(p, &s.params)
 
     # Step 2a. Reverse futility pruning (static null move): so close to the leaves, a
@@ -420,14 +447,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # searches no quiet checks, so it would miss a quiet mate in one in the tree.
     futile = (s.features & USE_FUTILITY and static_eval > -INFINITE_SCORE
               and depth <= FUTILITY_MAX_DEPTH and -MATE_BOUND < alpha < MATE_BOUND
-              and static_eval + (depth + 1) * s.pawn_value <= alpha)
+              and static_eval + (depth + FUTILITY_EXTRA_PAWNS) * s.pawn_value <= alpha)
 
     # Null-move pruning: if passing still fails high, a real move will too. Not in
     # check, not in PV nodes, and not without pieces (zugzwang is common then).
     if (s.features & USE_NULL_MOVE and null_ok and use_ab and not pv_node and not checked
-            and depth >= 3 and has_non_pawn_material(p) and beta < MATE_BOUND
+            and depth >= NULL_MOVE_MIN_DEPTH and has_non_pawn_material(p) and beta < MATE_BOUND
             and static_eval >= beta):
-        R = 3 if depth >= 6 else 2
+        R = NULL_MOVE_DEEP_R if depth >= NULL_MOVE_DEEP_DEPTH else NULL_MOVE_R
         make_null(p, &u)
         s.played[ply] = MOVE_NONE
         score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
@@ -464,7 +491,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             and -MATE_BOUND < tt_score < MATE_BOUND):
         singular_beta = tt_score - depth * (s.pawn_value * SINGULAR_MARGIN_PERCENT // 100)
         s.excluded[ply] = hash_move
-        score = negamax(s, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, False)
+        score = negamax(s, (depth - 1) // SINGULAR_DEPTH_DIVISOR, singular_beta - 1, singular_beta,
+                        ply, False)
         s.excluded[ply] = MOVE_NONE
         s.pv_len[ply] = ply
         if s.stop:
@@ -533,8 +561,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                     stat = quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2) // LMR_HISTORY_STEP
                     reduction -= (LMR_HISTORY_PLIES if stat > LMR_HISTORY_PLIES else
                                   -LMR_HISTORY_PLIES if stat < -LMR_HISTORY_PLIES else stat)
-                if reduction > depth - 2:
-                    reduction = depth - 2
+                if reduction > depth - 1 - LMR_MIN_PLIES_LEFT:
+                    reduction = depth - 1 - LMR_MIN_PLIES_LEFT
                 if reduction < 0:
                     reduction = 0
             score = -negamax(s, new_depth - reduction, -alpha - 1, -alpha, ply + 1, True)
