@@ -1,5 +1,6 @@
 # Negamax alpha-beta with PVS, quiescence, TT, ordering, null move, LMR; and the
 # Look Ahead Gene's budget search. Everything per node is C; runs without the GIL.
+# The GA search (gasearch) cimports its state, limit check and capture ordering here.
 
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
