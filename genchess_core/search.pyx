@@ -878,6 +878,7 @@ ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
 MATE_THRESHOLD = MATE_BOUND
+ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
 
 
 cdef class Searcher:
@@ -1002,25 +1003,22 @@ cdef class Searcher:
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
-               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
-               int ga_level=1, int ga_nodes=1000000):
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
         the search then. In budget mode `depth` counts passes and the passes
         together spend about `budget_nodes`. Mode `minimax` is iterative deepening
-        with every feature off (plain minimax, no pruning, no quiescence); mode `ga`
-        is the GA tree search (gasearch.ga_search, ga_level and ga_nodes). The result
+        with every feature off (plain minimax, no pruning, no quiescence). The result
         and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
         lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
         cdef int features = s.features
-        if mode == "ga":
-            from genchess_core.gasearch import ga_search
-            return ga_search(self, board, node_limit, soft_time, hard_time, searchmoves,
-                             ga_level, ga_nodes, on_iteration)
+        if mode not in ALPHA_BETA_MODES:
+            raise ValueError(f"Searcher.search runs the modes {', '.join(ALPHA_BETA_MODES)}, "
+                             f"not {mode!r}")
         if mode == "minimax":
             s.features = 0
             try:
