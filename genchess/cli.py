@@ -92,12 +92,13 @@ def _positive(text):
     return value
 
 
-def add_engine_options(parser, suppress=False):
+def add_engine_options(parser, suppress=False, default_genome="the shipped genomes/evolved.genome"):
     """Options of the playing engine; on subcommands they default to SUPPRESS so
-    that `genchess --hash 64 uci` and `genchess uci --hash 64` both work."""
+    that `genchess --hash 64 uci` and `genchess uci --hash 64` both work.
+    `default_genome` says in the help which genome runs without --genome."""
     default = (lambda value: argparse.SUPPRESS) if suppress else (lambda value: value)
     parser.add_argument("--genome", metavar="FILE", default=default(None),
-                        help="genome file (default: the shipped genomes/evolved.genome); for a gene-pool "
+                        help=f"genome file (default: {default_genome}); for a gene-pool "
                              "file the smallest living ID, else the last genome; for a Phoenix "
                              "chromosome database (SQLite) the best of the last generation")
     parser.add_argument("--genome-id", type=int, metavar="N", default=default(None),
@@ -215,7 +216,9 @@ def build_parser():
     # The default lives in genchess.bench (DEFAULT_DEPTH), which this module does
     # not import at start-up: importing it loads the compiled core.
     p.add_argument("--depth", type=_positive, help="search depth (default 8)")
-    add_engine_options(p, suppress=True)
+    add_engine_options(p, suppress=True, default_genome="the hand-set genomes/default.genome, "
+                                                         "whatever the default genome is, so that "
+                                                         "the signature does not move with it")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("play", help="play a game at the terminal (people and/or computers)",

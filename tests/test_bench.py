@@ -204,3 +204,15 @@ def test_the_command_line_default_depth_is_the_bench_default(capsys):
         build_parser().parse_args(["bench", "--help"])
     help_text = capsys.readouterr().out
     assert f"default {DEFAULT_DEPTH}" in " ".join(help_text.split())
+
+
+def test_the_command_line_help_names_the_genome_the_bench_uses(capsys):
+    # Without --genome the bench searches the hand-set genome (see
+    # test_bench_command_uses_the_hand_set_genome): --genome's help says so too.
+    from genchess.cli import build_parser
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bench", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    genome = help_text[help_text.index("--genome FILE "):help_text.index("--genome-id N ")]
+    assert "default: the hand-set genomes/default.genome" in genome
+    assert "evolved" not in genome
