@@ -5,16 +5,28 @@ node count depends only on the code and the genome: any change to search or
 evaluation shows up in it (the number OpenBench-style testing compares). The
 positions are openings, tactical middlegames and endgames from the project's
 shared data, copied here so an installed engine carries them.
+
+A pass over the positions takes about half a second, too short for one reading of
+the speed to mean much on a machine doing other work: the bench makes several
+passes, checks that they searched the same tree, and reports the fastest (the one
+least disturbed) with the spread of the others.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
 
 from genchess.engine import Engine
 from genchess.timeman import Limits
 
 DEFAULT_DEPTH = 8
+DEFAULT_RUNS = 5
+
+
+class BenchMismatch(RuntimeError):
+    """Two passes of one bench searched different trees: the search is not deterministic."""
+
 
 BENCH_POSITIONS = [
     'rnbqkbnr/pp1p1pp1/2p1p2p/8/2P5/5P1N/PP1PP1PP/RNBQKB1R w KQkq - 0 1',
@@ -52,13 +64,14 @@ BENCH_POSITIONS = [
 ]
 
 
-def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, out=print) -> tuple[int, float]:
-    """Search every bench position to `depth`; print the Stockfish-style summary.
+def run_pass(engine: Engine, depth: int, out=None) -> tuple[list[int], float]:
+    """Search every bench position to `depth` once: the node count of each, and the
+    seconds the searches took. With `out`, one line per position.
 
     The time is the searches' alone: clearing the hash table before each position
     (16 MB by default) is left out, as Stockfish's bench leaves out its clearing,
     so that nodes per second measure the search."""
-    total_nodes = 0
+    nodes = []
     elapsed = 0.0
     for i, fen in enumerate(BENCH_POSITIONS, start=1):
         engine.new_game()
@@ -66,15 +79,47 @@ def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, out=print) -> tuple[in
         start = time.perf_counter()
         result = engine.search(Limits(depth=depth))
         elapsed += time.perf_counter() - start
-        total_nodes += result.nodes
-        out(f"Position {i:2}/{len(BENCH_POSITIONS)}: {result.bestmove:6} {str(result.score):12} "
-            f"nodes {result.nodes:9}  {fen}")
+        nodes.append(result.nodes)
+        if out is not None:
+            out(f"Position {i:2}/{len(BENCH_POSITIONS)}: {result.bestmove:6} {str(result.score):12} "
+                f"nodes {result.nodes:9}  {fen}")
+    return nodes, elapsed
+
+
+def milliseconds(seconds: float) -> int:
+    # As Stockfish: whole milliseconds, at least one, and nodes per second from them,
+    # so that the summary's lines agree even for a bench of a few milliseconds.
+    return max(1, round(seconds * 1000))
+
+
+def nodes_per_second(nodes: int, seconds: float) -> int:
+    return nodes * 1000 // milliseconds(seconds)
+
+
+def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, runs: int = DEFAULT_RUNS,
+              out=print) -> tuple[int, float]:
+    """Search every bench position to `depth`, `runs` times over; print the
+    positions (first pass) and the Stockfish-style summary. Return the node count
+    (the signature: one pass's, the same in every pass) and the fastest pass's
+    seconds. Raise BenchMismatch if two passes searched different trees."""
+    if runs < 1:
+        raise ValueError(f"a bench needs at least one pass, not {runs}")
+    first, fastest = run_pass(engine, depth, out)
+    speeds = [nodes_per_second(sum(first), fastest)]
+    for k in range(2, runs + 1):
+        nodes, elapsed = run_pass(engine, depth)
+        if nodes != first:
+            i = next(i for i, (a, b) in enumerate(zip(first, nodes)) if a != b)
+            raise BenchMismatch(f"pass {k} searched {nodes[i]} nodes in position {i + 1}, "
+                                f"pass 1 {first[i]}: the search is not deterministic")
+        speeds.append(nodes_per_second(sum(nodes), elapsed))
+        fastest = min(fastest, elapsed)
+    total_nodes = sum(first)
     out("")
     out("===========================")
-    # As Stockfish: whole milliseconds, at least one, and nodes per second from them,
-    # so that the three lines agree even for a bench of a few milliseconds.
-    milliseconds = max(1, round(elapsed * 1000))
-    out(f"Total time (ms) : {milliseconds}")
+    out(f"Total time (ms) : {milliseconds(fastest)}")
     out(f"Nodes searched  : {total_nodes}")
-    out(f"Nodes/second    : {total_nodes * 1000 // milliseconds}")
-    return total_nodes, elapsed
+    out(f"Nodes/second    : {nodes_per_second(total_nodes, fastest)}")
+    out(f"Passes          : {runs} (time and speed above: the fastest); nodes/second "
+        f"min {min(speeds)}, median {round(statistics.median(speeds))}, max {max(speeds)}")
+    return total_nodes, fastest

@@ -17,9 +17,12 @@ from typing import Callable
 from genchess.genome import Genome, hand_set_genome
 from genchess.timeman import GuiLag, Limits, allocate
 from genchess_core import Board, STARTING_FEN
-from genchess_core.gasearch import DEFAULT_POOL_NODES
+from genchess_core.gasearch import DEFAULT_POOL_NODES, ga_search
 from genchess_core.search import MATE, MATE_THRESHOLD, Searcher
 
+# The `Search` option's values. Engine._search_mode_for decides which one a search
+# runs and which function runs it: Searcher.search for the alpha-beta modes,
+# gasearch.ga_search for the GA.
 SEARCH_MODES = ("iterative", "budget", "ga", "minimax")
 DEFAULT_NPS = 300_000      # budget mode's speed guess before the first move is measured
 
@@ -203,6 +206,17 @@ class Engine(BackgroundSearch):
 
     # ---------------------------------------------------------------- internals
 
+    def _search_mode_for(self, limits: Limits) -> str:
+        """The search mode this search runs: the chosen one unless the limits ask
+        for what it cannot do, then iterative deepening."""
+        mode = self.search_mode
+        if mode == "budget" and (limits.depth is not None or limits.infinite or limits.ponder
+                                 or limits.mate):
+            return "iterative"      # a budget has no depth, and analysis runs until stopped
+        if mode == "ga" and (limits.depth is not None or limits.mate):
+            return "iterative"      # the GA tree has no depth to stop at
+        return mode
+
     def _budget(self, limits: Limits):
         moves_played = self.board.fullmove_number - 1
         mean, spread = self.look_ahead
@@ -240,12 +254,7 @@ class Engine(BackgroundSearch):
         budget = self._budget(limits)
         if limits.received is not None:
             budget = budget.after(time.monotonic() - limits.received)
-        mode = self.search_mode
-        if mode == "budget" and (limits.depth is not None or limits.infinite or limits.ponder
-                                 or limits.mate):
-            mode = "iterative"      # a budget has no depth, and analysis runs until stopped
-        if mode == "ga" and (limits.depth is not None or limits.mate):
-            mode = "iterative"      # the GA tree has no depth to stop at
+        mode = self._search_mode_for(limits)
         budget_nodes = 0.0
         if mode == "budget":
             if limits.nodes:
@@ -267,13 +276,18 @@ class Engine(BackgroundSearch):
                              score=Score.from_internal(score, pawn_unit), pv=pv,
                              string=raw.get("string", "")))
 
-        raw = self.searcher.search(
-            board, max_depth=max(limits.depth, 1) if limits.depth is not None
-            else (2 * limits.mate + 1 if limits.mate else 126),
-            node_limit=max(limits.nodes, 1) if limits.nodes is not None else 0,
-            soft_time=budget.soft, hard_time=budget.hard, searchmoves=limits.searchmoves or None,
-            multipv=self.multipv, mode=mode, budget_nodes=budget_nodes, mate=limits.mate or 0,
-            on_iteration=report, ga_level=self.ga_init_level, ga_nodes=self.ga_nodes)
+        node_limit = max(limits.nodes, 1) if limits.nodes is not None else 0
+        searchmoves = limits.searchmoves or None
+        if mode == "ga":
+            raw = ga_search(self.searcher, board, node_limit, budget.soft, budget.hard, searchmoves,
+                            level=self.ga_init_level, pool_nodes=self.ga_nodes, on_iteration=report)
+        else:
+            raw = self.searcher.search(
+                board, max_depth=max(limits.depth, 1) if limits.depth is not None
+                else (2 * limits.mate + 1 if limits.mate else 126),
+                node_limit=node_limit, soft_time=budget.soft, hard_time=budget.hard,
+                searchmoves=searchmoves, multipv=self.multipv, mode=mode,
+                budget_nodes=budget_nodes, mate=limits.mate or 0, on_iteration=report)
         if raw["time"] > 0.05 and raw["nodes"] > 1000:
             self.nps_estimate = raw["nodes"] / raw["time"]
         score, pv = raw["lines"][0] if raw["lines"] else (0, [])

@@ -64,16 +64,12 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, game_status,
                                     STATUS_ONGOING, STATUS_CHECKMATE, insufficient_material)
 from genchess_core.evaluate cimport evaluate
-from genchess_core.search cimport (SearchState, Searcher, monotonic_seconds, set_root_moves,
-                                   MATE_SCORE, INFINITE_SCORE)
+from genchess_core.search cimport (SearchState, Searcher, monotonic_seconds, check_limits,
+                                   set_root_moves, mvv_lva, MATE_SCORE, INFINITE_SCORE)
 from genchess_core.playout cimport xorshift64
 from genchess_core.board cimport Board
 
-cdef int PIECE_ORDER_VALUE[6]
-PIECE_ORDER_VALUE[:] = [1, 3, 3, 5, 9, 20]
-
 cdef enum:
-    CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
     REPORT_SECONDS = 1          # the Python driver reports this often
 
 
@@ -228,11 +224,7 @@ cdef int best_end(const GATree* t) noexcept nogil:
 
 cdef inline void count_node(SearchState* s) noexcept nogil:
     s.nodes += 1
-    if (s.nodes & CHECK_EVERY) == 0:
-        if s.node_limit and s.nodes >= s.node_limit:
-            s.stop = 1
-        elif s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
-            s.stop = 1
+    check_limits(s)
 
 
 cdef Move legal_version(const Position* p, Move m) noexcept nogil:
@@ -319,13 +311,7 @@ cdef int qsearch(GAState* g, int alpha, int beta, int ply) noexcept nogil:
         return best if not checked else evaluate(p, &g.s.params)
     # Most valuable victim first, then least valuable attacker: fewer nodes.
     for i in range(n):
-        m = moves[i]
-        scores[i] = -PIECE_ORDER_VALUE[p.board[move_from(m)] % 6]
-        if move_flags(m) & FLAG_CAPTURE:
-            scores[i] += 64 * (PIECE_ORDER_VALUE[PAWN] if move_flags(m) == FLAG_EP_CAPTURE
-                               else PIECE_ORDER_VALUE[p.board[move_to(m)] % 6])
-        if move_flags(m) & FLAG_PROMO:
-            scores[i] += 16 * PIECE_ORDER_VALUE[move_promo_kind(m)]
+        scores[i] = mvv_lva(p, moves[i])
     for i in range(n):
         for j in range(i + 1, n):
             if scores[j] > scores[i]:

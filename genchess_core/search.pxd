@@ -1,7 +1,11 @@
 # Negamax alpha-beta with PVS, quiescence, TT, ordering, null move, LMR; and the
 # Look Ahead Gene's budget search. Everything per node is C; runs without the GIL.
+# The GA search (gasearch) cimports its state, limit check and capture ordering here.
 
-from genchess_core.types cimport U64, Move, MAX_PLY, MAX_MOVES
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from genchess_core.types cimport (U64, Move, MAX_PLY, MAX_MOVES, PAWN, FLAG_CAPTURE, FLAG_EP_CAPTURE,
+                                  FLAG_PROMO, move_from, move_to, move_flags, move_promo_kind)
 from genchess_core.position cimport Position
 from genchess_core.evaluate cimport EvalParams, PawnEntry, EvalEntry
 from genchess_core.tt cimport TT
@@ -50,6 +54,21 @@ cdef enum:
     MODE_ITERATIVE = 0
     MODE_BUDGET = 1
 
+# Shared by every search mode (the alpha-beta search here and the GA search).
+cdef enum:
+    CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
+    MVV_VICTIM_WEIGHT = 64      # MVV-LVA: the victim's order value outweighs any attacker's
+    MVV_PROMO_WEIGHT = 16       # ... and a promotion's new piece, between the two
+
+# Each piece kind's worth for ordering captures (and delta pruning), in pawns:
+# pawn, knight, bishop, rook, queen, king. A C constant here rather than a module
+# array, which a .pxd cannot initialise, so that both searches read the one table.
+cdef extern from *:
+    """
+    static const int genchess_piece_order_value[6] = {1, 3, 3, 5, 9, 20};
+    """
+    const int PIECE_ORDER_VALUE "genchess_piece_order_value"[6]
+
 cdef struct SearchState:
     Position pos
     EvalParams params
@@ -78,7 +97,37 @@ cdef struct SearchState:
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]
 
-cdef double monotonic_seconds() noexcept nogil
+cdef inline double monotonic_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int captured_kind(const Position* p, Move m) noexcept nogil:
+    return PAWN if move_flags(m) == FLAG_EP_CAPTURE else p.board[move_to(m)] % 6
+
+
+cdef inline int mvv_lva(const Position* p, Move m) noexcept nogil:
+    """Most valuable victim first (a promotion adds its new piece), then least
+    valuable attacker: the captures most likely to cut come first."""
+    cdef int flags = move_flags(m), score = -PIECE_ORDER_VALUE[p.board[move_from(m)] % 6]
+    if flags & FLAG_CAPTURE:
+        score += MVV_VICTIM_WEIGHT * PIECE_ORDER_VALUE[captured_kind(p, m)]
+    if flags & FLAG_PROMO:
+        score += MVV_PROMO_WEIGHT * PIECE_ORDER_VALUE[move_promo_kind(m)]
+    return score
+
+
+cdef inline void check_limits(SearchState* s) noexcept nogil:
+    """Stop at the node limit or the hard deadline, looked at every CHECK_EVERY + 1
+    nodes: the clock costs more than a node's counting."""
+    if (s.nodes & CHECK_EVERY) == 0:
+        if s.node_limit and s.nodes >= s.node_limit:
+            s.stop = 1
+        elif s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
+            s.stop = 1
+
+
 cdef int search_root(SearchState* s, int depth, int first, double budget, int alpha,
                      int beta) noexcept nogil
 cdef int set_root_moves(SearchState* s, searchmoves) except -1

@@ -14,7 +14,6 @@
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memset, memcpy
 from libc.math cimport log
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport popcount
@@ -30,37 +29,59 @@ from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new
 from genchess_core.board cimport Board
 from genchess_core.see cimport see
 
-cdef int PIECE_ORDER_VALUE[6]
-PIECE_ORDER_VALUE[:] = [1, 3, 3, 5, 9, 20]
-
+# Every tunable of the search, grouped by the step that uses it (each step's
+# measured Elo is at its comment in negamax and quiesce). The ones the GA search
+# shares (CHECK_EVERY, PIECE_ORDER_VALUE, the MVV-LVA weights) are in search.pxd.
 cdef enum:
+    # Step 13. Move ordering: the bands a move's score falls in, best first.
     SCORE_HASH_MOVE = 1 << 30
-    SCORE_CAPTURE = 1 << 28
-    SCORE_KILLER = 1 << 27
+    SCORE_CAPTURE = 1 << 28     # + MVV-LVA
+    SCORE_KILLER = 1 << 27      # + 1 for the first killer
     SCORE_COUNTERMOVE = (1 << 27) - 1  # after both killers, before every history score
-    HISTORY_LIMIT = 16384       # history and continuation history stay within +-this
-    HISTORY_BONUS_MAX = 1600    # the most one cutoff moves a history score
-    CHECK_EVERY = 1023          # nodes between time/limit checks, minus one
-    RFP_MAX_DEPTH = 6           # reverse futility pruning acts this close to the leaves
-    RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
-    FUTILITY_MAX_DEPTH = 3      # futility pruning of quiet moves this close to the leaves
-    LMR_MIN_DEPTH = 3           # late-move reductions from this depth on
-    LMR_MIN_MOVE = 3            # ... for moves after this many
-    LMP_MAX_DEPTH = 3           # late-move pruning this close to the leaves
-    LMP_BASE = 3                # ... after LMP_BASE + depth^2 quiet moves
-    LMR_TABLE_SIZE = 64
-    LMR_HISTORY_STEP = 8192     # statistics worth a ply of reduction (half a table's range)
-    LMR_HISTORY_PLIES = 2       # ... up to this many plies either way
-    ASPIRATION_MIN_DEPTH = 5    # aspiration windows from this iteration on
-    ASPIRATION_PERCENT = 25     # first half-width, in percent of the genome's pawn
-    ASPIRATION_MAX_PAWNS = 16   # a window wider than this many pawns opens fully
-    DELTA_MARGIN_PAWNS = 2      # delta pruning: a capture must bring a node this near alpha
     SCORE_LOSING_CAPTURE = -(1 << 29)  # captures that lose by SEE: after every quiet move
-    IIR_MIN_DEPTH = 4           # internal iterative reduction from this depth on
+    # Step 18. History: a cutoff at depth d earns its quiet move
+    # min(HISTORY_BONUS_QUADRATIC d^2 + HISTORY_BONUS_LINEAR (d - 1), HISTORY_BONUS_MAX).
+    HISTORY_BONUS_QUADRATIC = 16
+    HISTORY_BONUS_LINEAR = 128
+    HISTORY_BONUS_MAX = 1600    # the most one cutoff moves a history score
+    HISTORY_LIMIT = 16384       # history and continuation history stay within +-this
     MAX_QUIETS_PUNISHED = 64    # quiet moves remembered per node for the history malus
-    SINGULAR_MIN_DEPTH = 7      # singular extensions from this depth on
+    # Step 7. Internal iterative reduction
+    IIR_MIN_DEPTH = 4           # from this depth on
+    # Step 9. Reverse futility pruning
+    RFP_MAX_DEPTH = 6           # acts this close to the leaves
+    RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
+    # Steps 10 and 16. Futility pruning
+    FUTILITY_MAX_DEPTH = 3      # of quiet moves this close to the leaves
+    FUTILITY_EXTRA_PAWNS = 1    # margin: a pawn per ply of depth left and this many more
+    # Step 11. Null-move pruning
+    NULL_MOVE_MIN_DEPTH = 3     # from this depth on
+    NULL_MOVE_R = 2             # the null move's reduction, in plies beyond the move itself
+    NULL_MOVE_DEEP_DEPTH = 6    # ... and from this depth on
+    NULL_MOVE_DEEP_R = 3        # ... this one
+    # Step 14. Singular extensions
+    SINGULAR_MIN_DEPTH = 7      # from this depth on
     SINGULAR_TT_DEPTH_GAP = 3   # ... where the hash move was searched this shallower at most
     SINGULAR_MARGIN_PERCENT = 2  # of a pawn per ply of depth: how much worse the others must be
+    SINGULAR_DEPTH_DIVISOR = 2  # the others are searched to (depth - 1) / this
+    # Step 16. Late-move pruning
+    LMP_MAX_DEPTH = 3           # this close to the leaves
+    LMP_BASE = 3                # ... after LMP_BASE + depth^2 quiet moves
+    # Step 17. Late-move reductions
+    LMR_MIN_DEPTH = 3           # from this depth on
+    LMR_MIN_MOVE = 3            # ... for moves after this many
+    LMR_TABLE_SIZE = 64
+    LMR_BASE_PERCENT = 75       # table: LMR_BASE + ln(depth) ln(move) / LMR_DIVISOR plies,
+    LMR_DIVISOR_PERCENT = 225   # ... both in hundredths of a ply (an enum holds no fractions)
+    LMR_HISTORY_STEP = 8192     # statistics worth a ply of reduction (half a table's range)
+    LMR_HISTORY_PLIES = 2       # ... up to this many plies either way
+    LMR_MIN_PLIES_LEFT = 1      # a reduced search still looks this far before quiescence
+    # Step Q6. Delta pruning (quiescence)
+    DELTA_MARGIN_PAWNS = 2      # a capture must bring a node this near alpha
+    # Aspiration windows (the root, between iterations)
+    ASPIRATION_MIN_DEPTH = 5    # from this iteration on
+    ASPIRATION_PERCENT = 25     # first half-width, in percent of the genome's pawn
+    ASPIRATION_MAX_PAWNS = 16   # a window wider than this many pawns opens fully
 
 
 # Late-move reductions by depth and move number: 0.75 + ln(depth) ln(move) / 2.25
@@ -69,21 +90,8 @@ cdef int LMR_REDUCTION[LMR_TABLE_SIZE][LMR_TABLE_SIZE]
 cdef int _d, _m
 for _d in range(LMR_TABLE_SIZE):
     for _m in range(LMR_TABLE_SIZE):
-        LMR_REDUCTION[_d][_m] = <int>(0.75 + log(_d) * log(_m) / 2.25) if _d > 0 and _m > 0 else 0
-
-
-cdef double monotonic_seconds() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
-
-cdef inline void check_limits(SearchState* s) noexcept nogil:
-    if (s.nodes & CHECK_EVERY) == 0:
-        if s.node_limit and s.nodes >= s.node_limit:
-            s.stop = 1
-        elif s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
-            s.stop = 1
+        LMR_REDUCTION[_d][_m] = <int>(LMR_BASE_PERCENT / 100.0 + log(_d) * log(_m)
+                                      / (LMR_DIVISOR_PERCENT / 100.0)) if _d > 0 and _m > 0 else 0
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
@@ -136,9 +144,9 @@ cdef void order_by_value(SearchState* s, const Move* moves, int* scores, int n) 
 
 cdef inline int quiet_stat(SearchState* s, int piece, int to, const int* cont1,
                            const int* cont2) noexcept nogil:
-    """What the statistics say of a quiet move: its history and (step 7,
-    continuation history) how it fared after the same last move and the one
-    before, each within +-HISTORY_LIMIT."""
+    """What the statistics say of a quiet move: its history and (continuation
+    history) how it fared after the same last move and the one before, each
+    within +-HISTORY_LIMIT."""
     cdef int stat = s.history[piece][to]
     if cont1 != NULL:
         stat += cont1[piece * 64 + to]
@@ -149,7 +157,7 @@ cdef inline int quiet_stat(SearchState* s, int piece, int to, const int* cont1,
 
 cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
                       int ply, Move countermove, const int* cont1, const int* cont2) noexcept nogil:
-    cdef int i, victim, attacker, flags, pvt_phase_now
+    cdef int i, flags, pvt_phase_now
     cdef Move m
     if s.features & USE_VALUE_ORDERING:
         order_by_value(s, moves, scores, n)
@@ -164,12 +172,7 @@ cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Mov
         if m == hash_move:
             scores[i] = SCORE_HASH_MOVE
         elif flags & (FLAG_CAPTURE | FLAG_PROMO):
-            # Most valuable victim first, then least valuable attacker.
-            victim = PAWN if flags == FLAG_EP_CAPTURE else s.pos.board[move_to(m)] % 6
-            attacker = s.pos.board[move_from(m)] % 6
-            scores[i] = SCORE_CAPTURE + 64 * (PIECE_ORDER_VALUE[victim] if flags & FLAG_CAPTURE else 0) \
-                + (16 * PIECE_ORDER_VALUE[move_promo_kind(m)] if flags & FLAG_PROMO else 0) \
-                - PIECE_ORDER_VALUE[attacker]
+            scores[i] = SCORE_CAPTURE + mvv_lva(&s.pos, m)
         elif m == s.killers[ply][0]:
             scores[i] = SCORE_KILLER + 1
         elif m == s.killers[ply][1]:
@@ -179,22 +182,19 @@ cdef void order_moves(SearchState* s, const Move* moves, int* scores, int n, Mov
         elif pvt_phase_now >= 0:
             scores[i] = pvt_quiet_order(&s.params.pvt, s.pos.board[move_from(m)], move_to(m), pvt_phase_now)
         else:
-            # Step 7. Continuation history: a quiet move is also judged by how it
-            # fared after the same last move and the one before (piece and square).
-            # (+44 Elo with the gravity update of the history, SPRT [0,10] 10+0.1, 712 games)
+            # Continuation history: a quiet move is also judged by how it fared
+            # after the same last move and the one before (piece and square).
+            # (search-elo.md step 7, with the gravity update of the history: +44 Elo,
+            # SPRT [0,10] 10+0.1, 712 games)
             scores[i] = quiet_stat(s, s.pos.board[move_from(m)], move_to(m), cont1, cont2)
-
-
-cdef inline int captured_kind(const Position* p, Move m) noexcept nogil:
-    return PAWN if move_flags(m) == FLAG_EP_CAPTURE else p.board[move_to(m)] % 6
 
 
 cdef void demote_losing_captures(SearchState* s, const Move* moves, int* scores, int n,
                                  Move hash_move) noexcept nogil:
-    """Step 5a. Captures that lose material by SEE go after the quiet moves: a knight
+    """Captures that lose material by SEE go after the quiet moves: a knight
     taking a defended pawn is more often a blunder than a good move. SEE runs only
     where the attacker is worth more than its victim, the only way to lose.
-    (+42 Elo with step 5b, SPRT [0,10] 10+0.1, 786 games)"""
+    (search-elo.md step 5, with delta pruning: +42 Elo, SPRT [0,10] 10+0.1, 786 games)"""
     cdef int i, flags
     cdef Move m
     for i in range(n):
@@ -229,7 +229,7 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
 
 
 cdef inline int history_bonus(int depth) noexcept nogil:
-    cdef int bonus = 16 * depth * depth + 128 * depth - 128
+    cdef int bonus = HISTORY_BONUS_QUADRATIC * depth * depth + HISTORY_BONUS_LINEAR * (depth - 1)
     return bonus if bonus < HISTORY_BONUS_MAX else HISTORY_BONUS_MAX
 
 
@@ -274,22 +274,28 @@ cdef inline Move* countermove_slot(SearchState* s, int ply) noexcept nogil:
 
 
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
+    """Captures (every evasion in check) until the position is quiet. Its steps
+    are numbered on their own (Q1-Q6) in the order they run; the `search-elo.md
+    step N` beside a step is the row of docs/search-elo.md it was measured as."""
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Undo u
     cdef int n, i, score, best, stand_pat
     cdef bint checked
     cdef Position* p = &s.pos
+    # Step Q1. Count the node and check for stop.
     s.nodes += 1
     if ply > s.seldepth:
         s.seldepth = ply
     check_limits(s)
     if s.stop:
         return 0
+    # Step Q2. Where the capture search ends before it starts: the ply limit; the
+    # quiescence cap, at which a fixed-depth player's capture sequences end at a
+    # set multiple of its nominal depth (Kendall-Whitwell: two to three times);
+    # without quiescence (plain minimax), the horizon itself; a dead position.
     if ply >= MAX_PLY - 1:
         return evaluate(p, &s.params)
-    # Quiescence cap: a fixed-depth player's capture sequences end at a set
-    # multiple of its nominal depth (Kendall-Whitwell: two to three times).
     if s.qs_ply_limit and ply >= s.qs_ply_limit:
         return evaluate(p, &s.params)
     if not (s.features & USE_QUIESCENCE):
@@ -298,9 +304,10 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         return evaluate(p, &s.params)
     if insufficient_material(p):
         return DRAW_SCORE
+    # Step Q3. Stand pat, or in check search every evasion: no standing pat in
+    # check, and no evasion is mate.
     checked = in_check(p)
     if checked:
-        # No standing pat in check: every evasion is searched, and no evasion is mate.
         n = generate_legal(p, moves, GEN_ALL)
         if n == 0:
             return -MATE_SCORE + ply
@@ -313,19 +320,21 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             alpha = stand_pat
         best = stand_pat
         n = generate_legal(p, moves, GEN_CAPTURES)
+    # Step Q4. Move loop, MVV-LVA first.
     order_moves(s, moves, scores, n, MOVE_NONE, ply, MOVE_NONE, NULL, NULL)
     for i in range(n):
         pick_move(moves, scores, i, n)
-        # Step 1. SEE pruning: a capture that loses material on its square cannot
+        # Step Q5. SEE pruning: a capture that loses material on its square cannot
         # raise a stand-pat score, except through a tactic (a pin, a discovered
         # attack) that quiescence would not follow anyway. Never in check.
-        # (+43 Elo, SPRT [0,10] 10+0.1, 811 games)
+        # (search-elo.md step 1: +43 Elo, SPRT [0,10] 10+0.1, 811 games)
         if not checked and s.features & USE_QS_SEE and see(p, moves[i]) < 0:
             continue
-        # Step 5b. Delta pruning: a capture that would leave the side below alpha even
-        # if it won its victim and two pawns more cannot raise the score. Not in
-        # check, not for promotions (they gain a piece besides the victim).
-        # (+42 Elo with step 5a, SPRT [0,10] 10+0.1, 786 games)
+        # Step Q6. Delta pruning: a capture that would leave the side below alpha
+        # even if it won its victim and DELTA_MARGIN_PAWNS more cannot raise the
+        # score. Not in check, not for promotions (they gain a piece besides the
+        # victim).
+        # (search-elo.md step 5, with SEE ordering: +42 Elo, SPRT [0,10] 10+0.1, 786 games)
         if (not checked and s.features & USE_DELTA and not (move_flags(moves[i]) & FLAG_PROMO)
                 and alpha < MATE_BOUND
                 and stand_pat + <long long>(PIECE_ORDER_VALUE[captured_kind(p, moves[i])]
@@ -351,6 +360,11 @@ cdef bint has_non_pawn_material(const Position* p) noexcept nogil:
 
 
 cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint null_ok) noexcept nogil:
+    """The alpha-beta search below the root. Its steps are numbered in the order
+    they run, as in Stockfish's search.cpp. docs/search-elo.md numbers the same
+    ideas in the order they were written and SPRT-tested; the `search-elo.md step
+    N` beside a step is the row it was measured as (step 0: the baseline, whose
+    parts were never measured alone)."""
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Undo u
@@ -370,16 +384,19 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE, countermove
     cdef TTEntry* entry
     cdef Position* p = &s.pos
+    # Step 1. Initialize node: an empty PV; at the ply limit, the static evaluation.
     s.pv_len[ply] = ply
     if ply >= MAX_PLY - 2:
         return evaluate(p, &s.params)
     if ply > 0:
+        # Step 2. Check for draw: repetition, fifty moves, dead position.
         if is_draw(p):
             # A checkmate on the hundredth half-move is still a checkmate.
             if p.halfmove >= 100 and in_check(p) and not has_legal_move(p):
                 return -MATE_SCORE + ply
             return DRAW_SCORE
-        # Mate-distance pruning: no line from here can beat a mate already found nearer the root.
+        # Step 3. Mate distance pruning: no line from here can beat a mate already
+        # found nearer the root. (search-elo.md step 0)
         if s.features & USE_MATE_DISTANCE and use_ab:
             if alpha < -MATE_SCORE + ply:
                 alpha = -MATE_SCORE + ply
@@ -387,10 +404,13 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 beta = MATE_SCORE - ply - 1
             if alpha >= beta:
                 return alpha
+    # Step 4. Check extension: a forcing line is not cut off in the middle of a
+    # check. (search-elo.md step 0; sparing checks that lose material by SEE was
+    # tried as step 11 and dropped, undecided: +4 Elo after 478 games)
     checked = in_check(p)
-    # Check extension: a forcing line is not cut off in the middle of a check.
     if checked and s.features & USE_CHECK_EXTENSION:
         depth += 1
+    # Step 5. At the horizon, quiescence; else count the node and check for stop.
     if depth <= 0:
         return quiesce(s, alpha, beta, ply)
     s.nodes += 1
@@ -398,6 +418,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     if s.stop:
         return 0
 
+    # Step 6. Transposition table lookup. (search-elo.md step 0)
     if s.features & USE_TT:
         entry = tt_probe(s.tt, p.key)
         if entry != NULL:
@@ -416,46 +437,51 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         or (tt_bound == BOUND_UPPER and tt_score <= alpha):
                     return tt_score
 
-    # Step 6c. Internal iterative reduction: a node deep enough to matter that the
+    # Step 7. Internal iterative reduction: a node deep enough to matter that the
     # hash table knows nothing of is searched a ply shallower; its best move, once
     # stored, orders the deeper search when the node comes back.
-    # (+62 Elo with steps 6a and 6b, SPRT [0,10] 10+0.1, 522 games)
+    # (search-elo.md step 6, with countermove and history malus: +62 Elo,
+    # SPRT [0,10] 10+0.1, 522 games)
     if (s.features & USE_IIR and hash_move == MOVE_NONE and depth >= IIR_MIN_DEPTH
             and ordered and not checked):
         depth -= 1
 
-    # One static evaluation for the pruning decisions below, only where one of them
-    # can act: the genome's evaluation is the costliest thing in a node.
+    # Step 8. Static evaluation, only where one of the prunings below can act: the
+    # genome's evaluation is the costliest thing in a node.
     static_eval = -INFINITE_SCORE
     if use_ab and not pv_node and not checked and excluded == MOVE_NONE and (
             (s.features & USE_RFP and depth <= RFP_MAX_DEPTH)
             or (s.features & USE_FUTILITY and depth <= FUTILITY_MAX_DEPTH)
-            or (s.features & USE_NULL_MOVE and null_ok and depth >= 3)):
+            or (s.features & USE_NULL_MOVE and null_ok and depth >= NULL_MOVE_MIN_DEPTH)):
         static_eval = evaluate(p, &s.params)
 
-    # Step 2a. Reverse futility pruning (static null move): so close to the leaves, a
+    # Step 9. Reverse futility pruning (static null move): so close to the leaves, a
     # position this far above beta stays above it whatever the opponent does, short
     # of a tactic a margin of a pawn per ply covers. Not when beta is a mate score.
-    # (Steps 2a and 2b together: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
+    # (search-elo.md step 2, with futility pruning: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
     if (s.features & USE_RFP and static_eval > -INFINITE_SCORE and depth <= RFP_MAX_DEPTH
             and -MATE_BOUND < beta < MATE_BOUND
             and static_eval - depth * (s.pawn_value * RFP_MARGIN_PERCENT // 100) >= beta):
         return static_eval
 
-    # Futility pruning (below, in the move loop) applies where even a margin of a
-    # pawn per ply of depth, and one more, leaves the static evaluation under alpha.
-    # No razoring (dropping such a node straight into quiescence): quiescence
-    # searches no quiet checks, so it would miss a quiet mate in one in the tree.
+    # Step 10. Futility: a node is futile where even a margin of a pawn per ply of
+    # depth, and FUTILITY_EXTRA_PAWNS more, leaves the static evaluation under alpha;
+    # its quiet moves are pruned in step 16. No razoring (dropping such a node
+    # straight into quiescence): quiescence searches no quiet checks, so it would
+    # miss a quiet mate in one in the tree.
+    # (search-elo.md step 2, with reverse futility: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
     futile = (s.features & USE_FUTILITY and static_eval > -INFINITE_SCORE
               and depth <= FUTILITY_MAX_DEPTH and -MATE_BOUND < alpha < MATE_BOUND
-              and static_eval + (depth + 1) * s.pawn_value <= alpha)
+              and static_eval + (depth + FUTILITY_EXTRA_PAWNS) * s.pawn_value <= alpha)
 
-    # Null-move pruning: if passing still fails high, a real move will too. Not in
-    # check, not in PV nodes, and not without pieces (zugzwang is common then).
+    # Step 11. Null-move pruning: if passing still fails high, a real move will too.
+    # Not in check, not in PV nodes, and not without pieces (zugzwang is common then).
+    # (search-elo.md step 0; a reduction growing with depth and the static lead was
+    # tried as step 9 and dropped: -60 Elo, SPRT [0,10] 10+0.1, 444 games)
     if (s.features & USE_NULL_MOVE and null_ok and use_ab and not pv_node and not checked
-            and depth >= 3 and has_non_pawn_material(p) and beta < MATE_BOUND
+            and depth >= NULL_MOVE_MIN_DEPTH and has_non_pawn_material(p) and beta < MATE_BOUND
             and static_eval >= beta):
-        R = 3 if depth >= 6 else 2
+        R = NULL_MOVE_DEEP_R if depth >= NULL_MOVE_DEEP_DEPTH else NULL_MOVE_R
         make_null(p, &u)
         s.played[ply] = MOVE_NONE
         score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
@@ -465,9 +491,13 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         if score >= beta:
             return beta if score > MATE_BOUND else score
 
+    # Step 12. Generate the legal moves; with none, check for mate and stalemate.
     n = generate_legal(p, moves, GEN_ALL)
     if n == 0:
         return -MATE_SCORE + ply if checked else DRAW_SCORE
+    # Step 13. Move ordering: hash move, captures by MVV-LVA, killers, countermove
+    # (search-elo.md step 6), quiet moves by history and continuation history
+    # (search-elo.md step 7), captures losing by SEE last (search-elo.md step 5).
     cont1 = continuation(s, ply, 1)
     cont2 = continuation(s, ply, 2)
     counter_slot = countermove_slot(s, ply)
@@ -478,12 +508,12 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         order_moves(s, moves, scores, n, hash_move, ply, countermove, cont1, cont2)
         if s.features & USE_SEE_ORDERING and s.features & USE_ORDERING:
             demote_losing_captures(s, moves, scores, n, hash_move)
-    # Step 8. Singular extension: when the hash move (a lower bound or exact, from a
+    # Step 14. Singular extension: when the hash move (a lower bound or exact, from a
     # search nearly as deep) is better than every other move by a margin, shown by a
     # search at half depth without it, it is the only move here and is searched a
-    # ply deeper. If even the others reach the margin above beta, more than one move
-    # fails high and the node is cut (multi-cut).
-    # (+34 Elo, SPRT [0,10] 10+0.1, 946 games)
+    # ply deeper (in step 17). If even the others reach the margin above beta, more
+    # than one move fails high and the node is cut (multi-cut).
+    # (search-elo.md step 8: +34 Elo, SPRT [0,10] 10+0.1, 946 games)
     singular = False
     if (s.features & USE_SINGULAR and use_ab and ply > 0 and depth >= SINGULAR_MIN_DEPTH
             and hash_move != MOVE_NONE and excluded == MOVE_NONE
@@ -492,7 +522,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             and -MATE_BOUND < tt_score < MATE_BOUND):
         singular_beta = tt_score - depth * (s.pawn_value * SINGULAR_MARGIN_PERCENT // 100)
         s.excluded[ply] = hash_move
-        score = negamax(s, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, False)
+        score = negamax(s, (depth - 1) // SINGULAR_DEPTH_DIVISOR, singular_beta - 1, singular_beta,
+                        ply, False)
         s.excluded[ply] = MOVE_NONE
         s.pv_len[ply] = ply
         if s.stop:
@@ -502,7 +533,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         elif singular_beta >= beta:
             return singular_beta
 
-    # Late-move pruning (below) in null-window nodes near the leaves, out of check.
+    # Step 15. Move loop. Late-move pruning (step 16) acts only in null-window nodes
+    # near the leaves, out of check.
     lmp = (s.features & USE_LMP and use_ab and not pv_node and not checked
            and depth <= LMP_MAX_DEPTH)
     quiets_tried = 0
@@ -522,47 +554,54 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             tt_prefetch(s.tt, p.key)
         s.played[ply] = m
         gives_check = quiet and in_check(p)
+        # Step 16. Pruning at shallow depth, of quiet moves that give no check, once
+        # a real score is in hand:
+        # - futility pruning: in a futile node (step 10) such a move cannot gain the
+        #   material it needs.
+        #   (search-elo.md step 2, with reverse futility: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
+        # - late-move pruning: so near the leaves, once LMP_BASE + depth^2 quiet
+        #   moves have failed to raise alpha, the ordering's later quiet moves (no
+        #   capture, no check, no killer standing before them) rarely will.
+        #   (search-elo.md step 3, with late-move reductions: +28 Elo, SPRT [0,10]
+        #   10+0.1, 1338 games)
         if quiet and not gives_check and best > -MATE_BOUND:
-            # Step 2b. Futility pruning: in a futile node a quiet move that gives no check
-            # cannot gain the material it needs; skipped once a real score is in hand.
-            # (Steps 2a and 2b together: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
-            # Step 3b. Late-move pruning: so near the leaves, once LMP_BASE + depth^2
-            # quiet moves have failed to raise alpha, the ordering's later quiet moves
-            # (no capture, no check, no killer standing before them) rarely will.
-            # (Steps 3a and 3b together: +28 Elo, SPRT [0,10] 10+0.1, 1338 games)
             if futile or (lmp and quiets_tried >= LMP_BASE + depth * depth):
                 unmake_move(p, m, &u)
                 continue
         if quiet:
             quiets_tried += 1
+        # Step 17. Extend the singular move (step 14) and search: the first move with
+        # the full window, the others (PVS, search-elo.md step 0) with a null window
+        # and late-move reductions first.
         new_depth = depth - 1 + (singular and m == hash_move)
         if not use_ab:
             score = -negamax(s, depth - 1, -INFINITE_SCORE, INFINITE_SCORE, ply + 1, True)
         elif i == 0 or not (s.features & USE_PVS):
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
         else:
-            # Step 3a. Late-move reductions: quiet moves ordered late are searched
-            # shallower first and again at full depth only if they turn out to matter.
-            # The reduction grows with depth and move number (LMR_REDUCTION), a ply
-            # less where a miss costs most: in PV nodes, for killers, for checks.
-            # (Steps 3a and 3b together: +28 Elo, SPRT [0,10] 10+0.1, 1338 games)
+            # Late-move reductions: quiet moves ordered late are searched shallower
+            # first and again at full depth only if they turn out to matter. The
+            # reduction grows with depth and move number (LMR_REDUCTION), a ply less
+            # where a miss costs most: in PV nodes, for killers, for checks.
+            # (search-elo.md step 3, with late-move pruning: +28 Elo, SPRT [0,10]
+            # 10+0.1, 1338 games)
             reduction = 0
             if (s.features & USE_LMR and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVE
                     and quiet and not checked):
                 reduction = LMR_REDUCTION[depth if depth < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1][
                     i if i < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1]
                 reduction -= pv_node + gives_check + (m == s.killers[ply][0] or m == s.killers[ply][1])
-                # Step 10. Reductions by history: a ply less (more) for each
-                # LMR_HISTORY_STEP the move's statistics stand above (below) zero,
-                # up to LMR_HISTORY_PLIES: the ordering only says which move comes
-                # first, not how sure it is.
-                # (+43 Elo, SPRT [0,10] 10+0.1, 752 games)
+                # Reductions by history: a ply less (more) for each LMR_HISTORY_STEP
+                # the move's statistics stand above (below) zero, up to
+                # LMR_HISTORY_PLIES: the ordering only says which move comes first,
+                # not how sure it is.
+                # (search-elo.md step 10: +43 Elo, SPRT [0,10] 10+0.1, 752 games)
                 if s.features & USE_LMR_HISTORY:
                     stat = quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2) // LMR_HISTORY_STEP
                     reduction -= (LMR_HISTORY_PLIES if stat > LMR_HISTORY_PLIES else
                                   -LMR_HISTORY_PLIES if stat < -LMR_HISTORY_PLIES else stat)
-                if reduction > depth - 2:
-                    reduction = depth - 2
+                if reduction > depth - 1 - LMR_MIN_PLIES_LEFT:
+                    reduction = depth - 1 - LMR_MIN_PLIES_LEFT
                 if reduction < 0:
                     reduction = 0
             score = -negamax(s, new_depth - reduction, -alpha - 1, -alpha, ply + 1, True)
@@ -570,6 +609,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 score = -negamax(s, new_depth, -alpha - 1, -alpha, ply + 1, True)
             if score > alpha and score < beta:
                 score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
+        # Step 18. Undo the move and check for a new best move; at a cutoff the
+        # statistics learn from it (killers and history for a quiet move).
         unmake_move(p, m, &u)
         if s.stop:
             return 0
@@ -582,14 +623,16 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 if alpha >= beta and use_ab:
                     if quiet:
                         reward_quiet(s, m, depth, ply, cont1, cont2)
-                        # Step 6a. Countermove: this refutation of the opponent's last
-                        # move is tried right after the killers the next time it comes.
-                        # (+62 Elo with steps 6b and 6c, SPRT [0,10] 10+0.1, 522 games)
+                        # Countermove: this refutation of the opponent's last move
+                        # is tried right after the killers the next time it comes.
+                        # (search-elo.md step 6, with history malus and IIR: +62 Elo,
+                        # SPRT [0,10] 10+0.1, 522 games)
                         if counter_slot != NULL:
                             counter_slot[0] = m
-                        # Step 6b. History malus: the quiet moves tried before the one
-                        # that cut lose what it gains, so the next time they come later.
-                        # (+62 Elo with steps 6a and 6c, SPRT [0,10] 10+0.1, 522 games)
+                        # History malus: the quiet moves tried before the one that
+                        # cut lose what it gains, so the next time they come later.
+                        # (search-elo.md step 6, with countermove and IIR: +62 Elo,
+                        # SPRT [0,10] 10+0.1, 522 games)
                         if s.features & USE_HISTORY_MALUS:
                             for j in range(n_tried_quiets):
                                 add_history(s, tried_quiets[j], -history_bonus(depth), cont1, cont2)
@@ -597,9 +640,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         if quiet and n_tried_quiets < MAX_QUIETS_PUNISHED:
             tried_quiets[n_tried_quiets] = m
             n_tried_quiets += 1
+    # Step 19. Transposition table store. A search without the excluded move (step
+    # 14's) is not this node's result: not stored, and if the excluded move was the
+    # only one, it fails low.
     if excluded != MOVE_NONE and best == -INFINITE_SCORE:
-        return alpha                    # the excluded move was the only one
-    # The search without the excluded move is not this node's result: not stored.
+        return alpha
     if s.features & USE_TT and excluded == MOVE_NONE:
         if best >= beta:
             bound = BOUND_LOWER
@@ -748,12 +793,12 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
 
 
 cdef int search_root_aspiration(SearchState* s, int depth, int previous) noexcept nogil:
-    """Step 4. Aspiration windows: the score of an iteration is seldom far from the
+    """Aspiration windows: the score of an iteration is seldom far from the
     last one's, and a narrow window around it cuts more. A score outside the window
     (a fail) widens that side, doubling, and searches again; a fail low puts the
     root moves back in the last iteration's order, so that its best move is still
     searched first and a search stopped mid-way keeps it unless another beats it.
-    (+56 Elo, SPRT [0,10] 10+0.1, 580 games)"""
+    (search-elo.md step 4: +56 Elo, SPRT [0,10] 10+0.1, 580 games)"""
     cdef Move order[256]
     cdef int delta = max(s.pawn_value * ASPIRATION_PERCENT // 100, 1)  # never an empty window
     cdef int alpha = previous - delta, beta = previous + delta, score
@@ -833,6 +878,7 @@ ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
 MATE_THRESHOLD = MATE_BOUND
+ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
 
 
 cdef class Searcher:
@@ -957,25 +1003,22 @@ cdef class Searcher:
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
-               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
-               int ga_level=1, int ga_nodes=1000000):
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
         the search then. In budget mode `depth` counts passes and the passes
         together spend about `budget_nodes`. Mode `minimax` is iterative deepening
-        with every feature off (plain minimax, no pruning, no quiescence); mode `ga`
-        is the GA tree search (gasearch.ga_search, ga_level and ga_nodes). The result
+        with every feature off (plain minimax, no pruning, no quiescence). The result
         and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
         lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
         cdef int features = s.features
-        if mode == "ga":
-            from genchess_core.gasearch import ga_search
-            return ga_search(self, board, node_limit, soft_time, hard_time, searchmoves,
-                             ga_level, ga_nodes, on_iteration)
+        if mode not in ALPHA_BETA_MODES:
+            raise ValueError(f"Searcher.search runs the modes {', '.join(ALPHA_BETA_MODES)}, "
+                             f"not {mode!r}")
         if mode == "minimax":
             s.features = 0
             try:

@@ -60,10 +60,21 @@ def parse_bench(output: str) -> tuple[int, int]:
     return int(nodes.group(1)), int(speed.group(1))
 
 
+def bench_command(tree: Path, depth: int, bench_help: str) -> list[str]:
+    """The build's own wrapper (made by sprt_builds.prepare) runs its `python -m
+    genchess bench`. A build whose bench makes several passes and reports the
+    fastest (`--runs`) is asked for one, so that every build's round is one pass
+    and no build's figure is a best-of-N against another's single reading."""
+    command = [str(tree / "genchess-uci"), "bench", "--depth", str(depth)]
+    if "--runs" in bench_help:
+        command += ["--runs", "1"]
+    return command
+
+
 def run_bench(tree: Path, depth: int) -> tuple[int, int]:
-    # The build's own wrapper (made by sprt_builds.prepare) runs its `python -m genchess`.
-    done = subprocess.run([str(tree / "genchess-uci"), "bench", "--depth", str(depth)],
-                          capture_output=True, text=True)
+    bench_help = subprocess.run([str(tree / "genchess-uci"), "bench", "--help"],
+                                capture_output=True, text=True).stdout
+    done = subprocess.run(bench_command(tree, depth, bench_help), capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchOutputError(f"genchess bench in {tree} exited with {done.returncode}: "
                                f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")

@@ -39,7 +39,7 @@ def search_speed(depth: int, repeats: int) -> None:
     best: dict[str, tuple[int, float]] = {}
     for _ in range(repeats):
         for name, engine in engines.items():
-            nodes, seconds = run_bench(engine, depth, out=lambda *a: None)
+            nodes, seconds = run_bench(engine, depth, runs=1, out=lambda *a: None)
             if name not in best or seconds < best[name][1]:
                 best[name] = (nodes, seconds)
     rates = {}

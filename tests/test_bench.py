@@ -15,7 +15,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from genchess.bench import BENCH_POSITIONS, DEFAULT_DEPTH, run_bench
+from genchess.bench import BENCH_POSITIONS, DEFAULT_DEPTH, DEFAULT_RUNS, BenchMismatch, run_bench
 from genchess.engine import Engine
 from genchess.genome import hand_set_genome
 from genchess_core import Board
@@ -127,6 +127,50 @@ def test_bench_signature_is_reproducible():
     assert summary.keys() == SUMMARY.keys() and summary["nodes"] == nodes
 
 
+def test_every_pass_searches_the_same_tree_and_the_summary_is_the_fastest():
+    lines = []
+    nodes, fastest = run_bench(Engine(), 2, runs=3, out=lines.append)
+    assert nodes == quiet_bench(2)[0]
+    # The positions are listed once, then one summary: its time is the fastest
+    # pass's, and the passes line gives the spread of the speeds.
+    assert sum(line.startswith("Position ") for line in lines) == len(BENCH_POSITIONS)
+    summary = parse_summary("\n".join(lines))
+    assert summary["nodes"] == nodes
+    assert summary["time"] == max(1, round(fastest * 1000))
+    passes = [line for line in lines if line.startswith("Passes")]
+    assert len(passes) == 1
+    speeds = re.search(r"Passes +: 3 .*min (\d+), median (\d+), max (\d+)$", passes[0])
+    assert speeds, passes[0]
+    low, median, high = map(int, speeds.groups())
+    assert low <= median <= high == summary["nps"]
+
+
+class DriftingEngine:
+    """An engine whose second pass finds one node more in the last position."""
+
+    def __init__(self):
+        self.engine = Engine()
+        self.searches = 0
+
+    def new_game(self):
+        self.engine.new_game()
+
+    def set_position(self, fen):
+        self.engine.set_position(fen)
+
+    def search(self, limits):
+        result = self.engine.search(limits)
+        self.searches += 1
+        if self.searches == 2 * len(BENCH_POSITIONS):
+            result.nodes += 1
+        return result
+
+
+def test_passes_that_disagree_are_an_error_naming_the_position():
+    with pytest.raises(BenchMismatch, match=f"pass 2 .* position {len(BENCH_POSITIONS)}, pass 1"):
+        run_bench(DriftingEngine(), 1, runs=2, out=lambda line: None)
+
+
 def test_bench_signature_depends_on_depth_and_genome():
     two, three = quiet_bench(2)[0], quiet_bench(3)[0]
     assert 0 < two < three
@@ -148,6 +192,15 @@ def test_bench_command_prints_the_summary(tmp_path):
     if summary["time"] > 0:
         assert summary["nps"] == pytest.approx(summary["nodes"] * 1000 / summary["time"], rel=0.05)
     assert "Traceback" not in proc.stderr
+
+
+def test_bench_command_runs_as_many_passes_as_asked(tmp_path):
+    proc = run_cli(["bench", "--depth", "2", "--runs", "2"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert parse_summary(proc.stdout)["nodes"] == quiet_bench(2)[0]
+    assert re.search(r"^Passes +: 2 ", proc.stdout, re.M), proc.stdout[-500:]
+    bad = run_cli(["bench", "--depth", "1", "--runs", "0"], tmp_path)
+    assert bad.returncode == 2 and "--runs" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_bench_command_with_a_genome_file(tmp_path):
@@ -196,11 +249,32 @@ def test_bad_depth_is_a_usage_error(tmp_path, depth):
     assert "Traceback" not in proc.stderr
 
 
-def test_the_command_line_default_depth_is_the_bench_default(capsys):
-    # cli.py cannot import genchess.bench at start-up, so its help text says the
-    # depth in words: keep it in step with DEFAULT_DEPTH.
+def bench_help(capsys):
+    """`genchess bench --help`, its whitespace folded to single spaces."""
     from genchess.cli import build_parser
     with pytest.raises(SystemExit):
         build_parser().parse_args(["bench", "--help"])
-    help_text = capsys.readouterr().out
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_the_command_line_default_depth_is_the_bench_default(capsys):
+    # cli.py cannot import genchess.bench at start-up, so its help text says the
+    # depth in words: keep it in step with DEFAULT_DEPTH.
+    help_text = bench_help(capsys)
     assert f"default {DEFAULT_DEPTH}" in " ".join(help_text.split())
+
+
+def test_the_command_line_default_runs_is_the_bench_default(capsys):
+    # As the depth: the number of passes in words, kept in step with DEFAULT_RUNS.
+    help_text = bench_help(capsys)
+    runs = help_text[help_text.index("--runs N "):help_text.index("--genome FILE ")]
+    assert f"default {DEFAULT_RUNS}" in runs
+
+
+def test_the_command_line_help_names_the_genome_the_bench_uses(capsys):
+    # Without --genome the bench searches the hand-set genome (see
+    # test_bench_command_uses_the_hand_set_genome): --genome's help says so too.
+    help_text = bench_help(capsys)
+    genome = help_text[help_text.index("--genome FILE "):help_text.index("--genome-id N ")]
+    assert "default: the hand-set genomes/default.genome" in genome
+    assert "evolved" not in genome

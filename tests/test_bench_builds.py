@@ -47,6 +47,17 @@ def test_output_without_a_summary_is_an_error_naming_what_is_missing():
         bench.parse_bench("Traceback (most recent call last):\nImportError: no module\n")
 
 
+def test_every_build_benches_one_pass_a_round():
+    # A build whose bench makes several passes (--runs) is asked for one, so that
+    # its figure is one reading like an older build's, not the best of several.
+    bench = load_script()
+    tree = Path("/builds/abc")
+    new = bench.bench_command(tree, 8, "usage: genchess bench [-h] [--depth DEPTH] [--runs N]")
+    old = bench.bench_command(tree, 8, "usage: genchess bench [-h] [--depth DEPTH]")
+    assert new == [str(tree / "genchess-uci"), "bench", "--depth", "8", "--runs", "1"]
+    assert old == [str(tree / "genchess-uci"), "bench", "--depth", "8"]
+
+
 def test_the_report_gives_each_build_relative_to_the_first():
     bench = load_script()
     old = bench.BuildResult("old", "a" * 40, 1000, [1_000_000, 1_200_000, 1_100_000])

@@ -228,6 +228,28 @@ def test_engine_facade_reports_tree_size_and_generations():
     assert infos[-1].pv[0] == result.bestmove
 
 
+def test_the_engine_alone_decides_which_search_runs_a_mode(searcher):
+    # Every `Search` value is run by one function: the alpha-beta modes by
+    # Searcher.search, the GA by ga_search, chosen by the Engine; Searcher.search
+    # refuses a mode it does not run instead of running another one.
+    from genchess.engine import SEARCH_MODES
+    from genchess_core.search import ALPHA_BETA_MODES
+    assert set(SEARCH_MODES) == set(ALPHA_BETA_MODES) | {"ga"}
+    with pytest.raises(ValueError, match="'ga'"):
+        searcher.search(Board(), max_depth=1, mode="ga")
+
+
+def test_engine_in_ga_mode_searches_a_fixed_depth_by_iterative_deepening():
+    from genchess.engine import Engine
+    from genchess.timeman import Limits
+    engine = Engine(search_mode="ga")
+    infos = []
+    result = engine.search(Limits(depth=3), on_info=infos.append)
+    assert result.depth == 3
+    assert result.bestmove in engine.board.legal_moves()
+    assert not any(info.string.startswith("ga tree ") for info in infos)
+
+
 # ------------------------------------------------------------------ minimax
 
 MINIMAX_FENS = [
