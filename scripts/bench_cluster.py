@@ -3,11 +3,11 @@
 One invocation runs the same gene-pool configuration (1 second per side, pools
 of 4, same seed) for the same wall time on three executors, in this order:
 local processes (2), a dask LocalCluster of 1 worker, of 2 workers (one thread
-each, as the README's `dask worker --nthreads 1`). Each prints games per minute
+each, as docs/cluster.md's `dask worker --nthreads 1`). Each prints games per minute
 and the share of the workers' wall time spent searching (the rest: Python
 between moves, pickling, scheduling, waiting for work). The overhead of the
 cluster is the ratio of the 2-worker cluster to the 2 local processes on both
-figures. A fourth run, one worker with two threads, measures what the README's
+figures. A fourth run, one worker with two threads, measures what docs/cluster.md's
 one-thread-per-worker advice is worth. Games vary in length, so games per minute is noisy over a short run;
 the searching share is the steadier figure. The cluster's start-up is not
 counted (the trainer's clock starts once it is connected).

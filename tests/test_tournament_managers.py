@@ -1,5 +1,5 @@
 """GenChess under real tournament managers: fastchess's UCI compliance check, and the
-README's cutechess-cli command lines run as written (fewer games, a shorter clock),
+documentation's cutechess-cli command lines run as written (fewer games, a shorter clock),
 with cutechess-cli as the referee of legality, crashes and clocks (timemargin 0).
 
 The managers are found by genchess.strength.tournament_managers (PATH, $GENCHESS_TOURNAMENT_BIN, then
@@ -18,7 +18,7 @@ import pytest
 
 from engine_helpers import REPO_ROOT, genchess_command, peer_engine, tournament, tournament_manager
 
-# The README's games, shortened: 2 games each, clocks a twentieth of the README's.
+# The documented games, shortened: 2 games each, clocks a twentieth of the documented ones.
 SHORT_TC = {"40/60+0.5": "40/3+0.025", "0/30+0.3": "0/2+0.02"}
 
 
@@ -33,19 +33,20 @@ def test_fastchess_compliance_passes():
     assert "Failed" not in output, output[-3000:]
 
 
-def readme_cutechess_commands() -> list[list[str]]:
-    """Each cutechess-cli command of the README's shell blocks, split as a shell would."""
-    text = (REPO_ROOT / "README.md").read_text()
+def documented_cutechess_commands() -> list[list[str]]:
+    """Each cutechess-cli command in the shell blocks of README.md and docs/*.md (the GUI
+    and tournament page holds them), split as a shell would."""
     commands = []
-    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
-        joined = block.replace("\\\n", " ")
-        commands += [shlex.split(line) for line in joined.splitlines()
-                     if line.strip().startswith("cutechess-cli")]
+    for page in [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]:
+        for block in re.findall(r"```sh\n(.*?)```", page.read_text(), re.S):
+            joined = block.replace("\\\n", " ")
+            commands += [shlex.split(line) for line in joined.splitlines()
+                         if line.strip().startswith("cutechess-cli")]
     return commands
 
 
 def shortened(argv: list[str], cutechess: str) -> list[str]:
-    """The README's command with this machine's paths, 2 games and a short clock."""
+    """A documented command with this machine's paths, 2 games and a short clock."""
     genchess, _ = genchess_command()
     out = [cutechess]
     for i, word in enumerate(argv[1:], start=1):
@@ -63,10 +64,10 @@ def shortened(argv: list[str], cutechess: str) -> list[str]:
     return out
 
 
-COMMANDS = readme_cutechess_commands()
+COMMANDS = documented_cutechess_commands()
 
 
-def test_the_readme_has_a_uci_and_an_xboard_cutechess_command():
+def test_the_docs_have_a_uci_and_an_xboard_cutechess_command():
     protocols = {word for argv in COMMANDS for word in argv if word.startswith("proto=")}
     assert {"proto=uci", "proto=xboard"} <= protocols
     assert all(value in SHORT_TC for argv in COMMANDS for word in argv
@@ -75,10 +76,10 @@ def test_the_readme_has_a_uci_and_an_xboard_cutechess_command():
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda argv: next(
     w.split("=")[1] for w in argv if w.startswith("proto=")))
-def test_readme_cutechess_command_runs_without_faults(argv, tmp_path):
+def test_documented_cutechess_command_runs_without_faults(argv, tmp_path):
     cutechess = tournament_manager("cutechess-cli")
     command = shortened(argv, cutechess)
-    # The README runs from the repository root after the Quick start: its data
+    # The docs run it from the repository root after the Quick start: its data
     # directory and the evolved pool are there (any genome file stands for the pool).
     (tmp_path / "genchess").mkdir()
     (tmp_path / "genchess" / "data").symlink_to(REPO_ROOT / "genchess" / "data")

@@ -1,7 +1,7 @@
 """Training on a real dask.distributed cluster on loopback: runs, determinism, faults.
 
 Everything here is real: a `LocalCluster` of two process workers (one thread each),
-or `dask scheduler` and `dask worker` started as the README says, and the trainer
+or `dask scheduler` and `dask worker` started as docs/cluster.md says, and the trainer
 connecting to them by address. Nothing is mocked.
 
 What is deterministic: the first genomes and the round-1 pairings follow from the
@@ -172,7 +172,7 @@ def test_bad_scheduler_values_exit_2_naming_where(tmp_path):
 # ------------------------------------------------------------------ faults (slow)
 
 class DaskProcesses:
-    """`dask scheduler` and `dask worker --nthreads 1 --nworkers N`, as the README
+    """`dask scheduler` and `dask worker --nthreads 1 --nworkers N`, as docs/cluster.md
     starts them, each in its own session so a test can kill exactly one of them."""
 
     def __init__(self, directory: Path, workers: int = 2):

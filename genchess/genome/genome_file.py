@@ -30,7 +30,7 @@ GENOMES_DIR = Path(__file__).resolve().parent.parent / "genomes"
 # `genchess bench` and the genome the search's changes are measured with.
 HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"
 # What GenChess plays when no genome is named: the evolved genome, which beat the
-# hand-set one by SPRT at 10+0.1 (README, "The evolved genome").
+# hand-set one by SPRT at 10+0.1 (docs/strength.md, "The evolved genome").
 DEFAULT_GENOME_PATH = GENOMES_DIR / "evolved.genome"
 
 
