@@ -13,8 +13,11 @@ from __future__ import annotations
 from random import Random
 from typing import Iterable
 
-from .genes import GENE_CLASSES, GENES_BY_NAME, Gene
+import numpy as np
+
+from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, Value
 from .kinds import GenomeError, quote
+from .numbers import NumberSpec, spec_from
 
 
 class Genome:
@@ -102,6 +105,47 @@ class Genome:
     def crossover(a: Genome, b: Genome, rng: Random, new_id: int) -> Genome:
         """A child taking a copy of each gene from `a` or `b` with probability 1/2."""
         return Genome(new_id, [(ga if rng.random() < 0.5 else gb).copy() for ga, gb in zip(a.genes, b.genes)])
+
+    # Left out of the numbers a tuner changes (numbers.py): the clock's gene, which
+    # the evaluation never reads, and the three numbers whose changes only rescale
+    # the evaluation against its own pawn unit (the pawn's value, the king's, which
+    # both sides always have, and Total Force's priority).
+    UNTUNED = {"Look Ahead Gene": None, "Piece Strength Gene": ("P", "K"), "Total Force Gene": ("Priority",)}
+
+    def _tuned(self) -> list[tuple[Gene, Value]]:
+        tuned = []
+        for gene in self.genes:
+            left_out = self.UNTUNED.get(gene.NAME, ())
+            if left_out is None:
+                continue
+            tuned += [(gene, v) for v in gene.VALUES if v.key not in left_out]
+        return tuned
+
+    def number_spec(self) -> NumberSpec:
+        """Every evaluation value of every gene, in file order; a group per gene and
+        "material" for the Piece Strength Gene."""
+        tuned = self._tuned()
+        rows, groups = [], {}
+        for i, (gene, value) in enumerate(tuned):
+            rows.append((f"{gene.NAME}: {value.key}", value.lo, value.hi,
+                         1.0 if value.integer else value.step, value.integer))
+            groups.setdefault(gene.NAME, []).append(i)
+        groups["material"] = groups["Piece Strength Gene"]
+        return spec_from(rows, groups)
+
+    def numbers(self) -> np.ndarray:
+        return np.array([gene.values[value.key] for gene, value in self._tuned()])
+
+    def with_numbers(self, vector, genome_id: int) -> Genome:
+        """A copy with these numbers; ValueError if a gene's rule refuses them."""
+        child = self.copy(genome_id)
+        for (gene, value), number in zip(child._tuned(), self.number_spec().legal(vector)):
+            gene.values[value.key] = float(number) + 0.0
+        for gene in child.genes:
+            problem = gene.check(gene.values)
+            if problem:
+                raise ValueError(f"{gene.NAME}: {problem}")
+        return child
 
     def copy(self, new_id: int | None = None) -> Genome:
         return Genome(self.id if new_id is None else new_id, [gene.copy() for gene in self.genes])

@@ -32,9 +32,11 @@ import math
 from random import Random
 from typing import Sequence
 
+import numpy as np
+
 from .genes import format_number
-from .kinds import GenomeError, quote
-from .kinds import register_kind, time_management_defaults
+from .kinds import GenomeError, quote, register_kind, time_management_defaults
+from .numbers import NumberSpec, spec_from
 
 WEIGHT_NAMES = ("Pawn", "Knight", "Bishop", "Rook", "Queen", "King", "Legal Move")
 BONUS_NAMES = ("Centre Control Bonus", "Advanced Pawn Bonus")
@@ -105,6 +107,26 @@ class MaterialGenome:
                       centre_bonus=self.centre_bonus, advanced_pawn_bonus=self.advanced_pawn_bonus,
                       eval_scale=EVAL_SCALE, pawn_unit=self.weights[0] * EVAL_SCALE)
         return params
+
+    # The weights a tuner changes (numbers.py): not the pawn (the unit) nor the
+    # king (each side has one, so its weight multiplies zero).
+    TUNED = (1, 2, 3, 4, 6)
+
+    def number_spec(self) -> NumberSpec:
+        """Knight to queen and the legal-move weight, bounds and steps in pawns."""
+        pawn = abs(self.weights[0]) or 1.0
+        rows = [(WEIGHT_NAMES[i], -100.0 * pawn, 100.0 * pawn,
+                 (0.25 if i < 6 else 0.02) * pawn, False) for i in self.TUNED]
+        return spec_from(rows, {"material": [0, 1, 2, 3], "mobility": [4]})
+
+    def numbers(self) -> np.ndarray:
+        return np.array([self.weights[i] for i in self.TUNED])
+
+    def with_numbers(self, vector, genome_id: int) -> MaterialGenome:
+        weights = list(self.weights)
+        for value, i in zip(self.number_spec().legal(vector), self.TUNED):
+            weights[i] = float(value)
+        return MaterialGenome(genome_id, weights, self.centre_bonus, self.advanced_pawn_bonus)
 
     def copy(self, new_id: int | None = None) -> MaterialGenome:
         return MaterialGenome(self.id if new_id is None else new_id, self.weights,

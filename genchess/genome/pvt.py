@@ -37,8 +37,10 @@ import re
 from random import Random
 from typing import Sequence
 
-from .kinds import GenomeError, quote
-from .kinds import register_kind, time_management_defaults
+import numpy as np
+
+from .kinds import GenomeError, quote, register_kind, time_management_defaults
+from .numbers import NumberSpec, spec_from
 
 PIECE_KINDS = ("pawn", "knight", "bishop", "rook", "queen", "king")
 # The chromosome's tables, in the paper's order (Table I).
@@ -49,6 +51,7 @@ N_VALUES = 64 * len(TABLES)                     # 640
 STANDARD_MATERIAL = (100, 320, 330, 500, 900)   # pawn .. queen, centipawns; the king is 0
 EVAL_SCALE_CP = 10                              # internal evaluation units per centipawn
 VALUE_LIMIT = 10000                             # |value| a file may hold (a hundred pawns)
+TUNING_LIMIT = 500.0                            # |value| a tuner may give a table entry
 
 
 def table_name(index: int) -> str:
@@ -175,6 +178,23 @@ class PvtGenome:
         params.update(kind=self.KIND, pvt_tables=tables, pvt_material=list(self.material) + [0],
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=self.material[0] * EVAL_SCALE_CP)
         return params
+
+    def number_spec(self) -> NumberSpec:
+        """The 640 table values, then the knight's to the queen's material (the
+        pawn's is the unit); whole centipawns."""
+        rows = [(f"{table_name(t)} {'abcdefgh'[sq % 8]}{sq // 8 + 1}", -TUNING_LIMIT, TUNING_LIMIT,
+                 10.0, True) for t in range(len(TABLES)) for sq in range(64)]
+        rows += [(f"material {piece}", 0.0, 3000.0, 20.0, True) for piece in PIECE_KINDS[1:5]]
+        groups = {"tables": list(range(N_VALUES)), "material": list(range(N_VALUES, N_VALUES + 4))}
+        groups.update({table_name(t): list(range(t * 64, (t + 1) * 64)) for t in range(len(TABLES))})
+        return spec_from(rows, groups)
+
+    def numbers(self) -> np.ndarray:
+        return np.array(self.values + self.material[1:], dtype=float)
+
+    def with_numbers(self, vector, genome_id: int) -> PvtGenome:
+        vector = self.number_spec().legal(vector).astype(int)
+        return PvtGenome(genome_id, vector[:N_VALUES], (self.material[0], *vector[N_VALUES:]))
 
     def copy(self, new_id: int | None = None) -> PvtGenome:
         return PvtGenome(self.id if new_id is None else new_id, self.values, self.material)
