@@ -79,6 +79,7 @@ cdef struct SearchState:
     int pv_len[MAX_PLY]
 
 cdef double monotonic_seconds() noexcept nogil
+cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil
 cdef int search_root(SearchState* s, int depth, int first, double budget, int alpha,
                      int beta) noexcept nogil
 cdef int set_root_moves(SearchState* s, searchmoves) except -1
