@@ -218,21 +218,21 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     """Read an EPD set (.epd, or .epd.gz) whose lines carry a `c9` result; `ce`
     optional (side to move's view in the file, White's view in the set). Lines
     that cannot be used are skipped, each named `file:line: problem` in
-    `.warnings` and counted in `.skipped`; duplicates are kept. Raises
+    `.warnings` (the first `max_warnings` of them, if given) and all counted in
+    `.skipped`; duplicates are kept. Raises
     PositionSetError when the file cannot be read."""
     path = Path(path)
     fens: list[str] = []
     results: list[float] = []
     ce: list[float] = []
     lines: list[int] = []
-    warnings: list[str] = []
+    warnings: list[tuple[int, str]] = []
     skipped = 0
 
     def bad(number: int, problem: str) -> None:
         nonlocal skipped
         skipped += 1
-        if max_warnings is None or len(warnings) < max_warnings:
-            warnings.append(f"{path}:{number}: {problem}")
+        warnings.append((number, f"{path}:{number}: {problem}"))
 
     try:
         with open_text(path) as f:
@@ -279,7 +279,7 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     mentor = np.where(side == 0, mentor, -mentor).astype(np.float32)   # to White's view
     positions = PositionSet(pieces[keep], side[keep], castling[keep], ep[keep],
                             np.array(results, dtype=np.float32)[keep], mentor[keep], str(path))
-    positions.warnings = warnings
+    positions.warnings = [text for _, text in sorted(warnings)][:max_warnings]
     positions.skipped = skipped
     return positions
 
