@@ -132,6 +132,7 @@ class PositionsRun:
         self.journal = self.out.with_name(self.out.name + ".journal")
         self.sidecar = self.out.with_name(self.out.name + ".json")
         self.warnings = 0
+        self.fitted = (None, {})     # (positions, the tuner's fits) of a finished run being resumed
         if args.mentor is not None and not isinstance(args.mentor, tuple):
             try:
                 args.mentor = _mentor(args.mentor)
@@ -300,6 +301,7 @@ class PositionsRun:
             try:
                 meta = json.loads(self.sidecar.read_text(encoding="utf-8"))
                 recipe, state = meta["recipe"], meta["progress"]
+                self.fitted = (meta.get("positions"), meta.get("fitted") or {})
             except (ValueError, KeyError):
                 raise UsageError(f"{self.sidecar}: not a positions sidecar") from None
             if self.gz:
@@ -465,7 +467,8 @@ class PositionsRun:
             "sampled": c["sampled"],
             "seconds": state["seconds"],
             "progress": state,
-            "fitted": {},
+            # The tuner's fits (K per label kind) hold only for the set they were fitted on.
+            "fitted": self.fitted[1] if self.fitted[0] == c["positions"] else {},
         }
 
 
