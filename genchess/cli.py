@@ -255,6 +255,17 @@ def build_parser():
     add_gauntlet_arguments(p)
     p.set_defaults(func=_cmd_gauntlet)
 
+    p = sub.add_parser("positions", help="make a labelled position set from games (for tuning)",
+                       description="Sample positions from games (PGN files, and/or GenChess or "
+                                   "Stockfish self-play at a fixed node count), resolve each to the "
+                                   "quiet position at the end of GenChess's quiescence search, and "
+                                   "write them as EPD labelled with the game's result (c9) and, with "
+                                   "--mentor, Stockfish's score (ce). Resumable; see FILE.json for "
+                                   "how a set was made.")
+    from genchess.fitness.cli import add_positions_arguments
+    add_positions_arguments(p)
+    p.set_defaults(func=_cmd_positions)
+
     p = sub.add_parser("selftest", help="check the rules and the players (no pytest needed)",
                        description="A quick built-in check of move generation, the rules and the "
                                    "players; exits non-zero on any failure.")
@@ -285,6 +296,11 @@ def _cmd_match(args):
 def _cmd_gauntlet(args):
     from genchess.strength.gauntlet import cmd_gauntlet
     return cmd_gauntlet(args)
+
+
+def _cmd_positions(args):
+    from genchess.fitness.cli import cmd_positions
+    return cmd_positions(args)
 
 
 def _cmd_selftest(args):

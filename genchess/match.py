@@ -183,11 +183,12 @@ class EnginePlayer:
     """A genome-driven engine as a player (the trainers' and `genchess play`'s)."""
 
     def __init__(self, engine: Engine, name: str = "GenChess", movetime_ms: int | None = None,
-                 depth: int | None = None, on_info=None):
+                 depth: int | None = None, on_info=None, nodes: int | None = None):
         self.engine = engine
         self.name = name
         self.movetime_ms = movetime_ms
         self.depth = depth
+        self.nodes = nodes          # a fixed node count per move (with a depth: whichever ends first)
         self.on_info = on_info
         self.last_result = None
 
@@ -196,9 +197,9 @@ class EnginePlayer:
 
     def choose_move(self, board: Board, clock: Clock | None) -> str | None:
         self.engine.board = board.copy()
-        if self.depth or self.movetime_ms or clock is None:
-            limits = Limits(depth=self.depth, movetime=self.movetime_ms)
-            if clock is None and not (self.depth or self.movetime_ms):
+        if self.depth or self.movetime_ms or self.nodes or clock is None:
+            limits = Limits(depth=self.depth, movetime=self.movetime_ms, nodes=self.nodes)
+            if clock is None and not (self.depth or self.movetime_ms or self.nodes):
                 limits.depth = 4
         else:
             limits = clock.limits(board.turn == "w")

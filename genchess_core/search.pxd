@@ -128,6 +128,7 @@ cdef inline void check_limits(SearchState* s) noexcept nogil:
             s.stop = 1
 
 
+cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil
 cdef int search_root(SearchState* s, int depth, int first, double budget, int alpha,
                      int beta) noexcept nogil
 cdef int set_root_moves(SearchState* s, searchmoves) except -1

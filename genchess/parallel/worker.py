@@ -1,7 +1,7 @@
 """One game in a worker process: the unit of work the trainer hands to an executor.
 
 Jobs and results are small plain dataclasses (genomes of any kind travel as
-their file text; a game has a clock or a fixed depth per move) so any
+their file text; a game has a clock, or a fixed depth or node count per move) so any
 `concurrent.futures.Executor` can run them (executors.py: a local process pool or
 a dask.distributed cluster, which pickles them to its workers). Each worker
 process keeps its two engines between games; only their genomes change.
@@ -41,6 +41,7 @@ class GameJob:
     depth: int | None = None    # a fixed depth per move and no clock (deterministic players)
     features: int = ALL_FEATURES        # the search's heuristics (e.g. KENDALL_WHITWELL_FEATURES)
     quiescence_cap: float = 0.0         # quiescence ends at this many times the depth; 0: never
+    nodes: int | None = None    # a fixed node count per move and no clock (deterministic players)
 
 
 @dataclass
@@ -73,13 +74,13 @@ def play_job(job: GameJob) -> GameResult:
         engine.set_genome(parse_genome_text(text).genomes[0])
         engine.searcher.features = job.features
         engine.searcher.quiescence_cap = job.quiescence_cap
-    white = EnginePlayer(white_engine, f"GenChess {job.white_id}", depth=job.depth)
-    black = EnginePlayer(black_engine, f"GenChess {job.black_id}", depth=job.depth)
+    white = EnginePlayer(white_engine, f"GenChess {job.white_id}", depth=job.depth, nodes=job.nodes)
+    black = EnginePlayer(black_engine, f"GenChess {job.black_id}", depth=job.depth, nodes=job.nodes)
     spent = [0.0]
 
     def on_move(board, move, used, clock):
         spent[0] += used
 
-    control = None if job.depth else TimeControl(job.seconds, job.increment)
+    control = None if job.depth or job.nodes else TimeControl(job.seconds, job.increment)
     record = play_game(white, black, job.start_fen, control, on_move=on_move)
     return GameResult(job, record, spent[0])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from genchess_core import STARTING_FEN, Board, FenError
 
@@ -56,9 +57,12 @@ def _checked(fen: str, moves: list[str], where: str) -> Opening:
     return Opening(Board(fen).fen(), tuple(moves), where)
 
 
-def read_openings(path: str | Path, plies: int = DEFAULT_PLIES) -> list[Opening]:
+def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
+                  on_error: Callable[[str], None] | None = None) -> list[Opening]:
     """Every opening of an EPD, PGN or UCI-moves file (by content: `.pgn` files are
-    PGN; other lines with a `/` are EPD/FEN, the rest UCI moves)."""
+    PGN; other lines with a `/` are EPD/FEN, the rest UCI moves). A bad line or game
+    raises OpeningError, or with `on_error` is handed to it (`file:line: problem`)
+    and skipped; a file that cannot be read, or has no good opening, always raises."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -69,7 +73,7 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES) -> list[Opening]
     except OSError as e:
         raise OpeningError(f"{path}: cannot read: {e.strerror}") from None
     if path.suffix.lower() == ".pgn":
-        openings = _read_pgn(path, text, plies)
+        openings = _read_pgn(path, text, plies, on_error)
     else:
         openings = []
         for n, line in enumerate(text.splitlines(), start=1):
@@ -77,21 +81,27 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES) -> list[Opening]
             if not line:
                 continue
             where = f"{path}:{n}"
-            if "/" in line:
-                fields = line.split(";")[0].split()
-                if len(fields) < 4:
-                    raise OpeningError(f"{where}: expected an EPD position (4 fields), got {line[:60]!r}")
-                counters = fields[4:6] if len(fields) >= 6 and all(f.isdigit() for f in fields[4:6]) \
-                    else ["0", "1"]
-                openings.append(_checked(" ".join(fields[:4] + counters), [], where))
-            else:
-                openings.append(_checked(STARTING_FEN, line.split(), where))
+            try:
+                if "/" in line:
+                    fields = line.split(";")[0].split()
+                    if len(fields) < 4:
+                        raise OpeningError(f"{where}: expected an EPD position (4 fields), got {line[:60]!r}")
+                    counters = fields[4:6] if len(fields) >= 6 and all(f.isdigit() for f in fields[4:6]) \
+                        else ["0", "1"]
+                    openings.append(_checked(" ".join(fields[:4] + counters), [], where))
+                else:
+                    openings.append(_checked(STARTING_FEN, line.split(), where))
+            except OpeningError as e:
+                if on_error is None:
+                    raise
+                on_error(str(e))
     if not openings:
         raise OpeningError(f"{path}: no positions in opening file")
     return openings
 
 
-def _read_pgn(path: Path, text: str, plies: int) -> list[Opening]:
+def _read_pgn(path: Path, text: str, plies: int,
+              on_error: Callable[[str], None] | None = None) -> list[Opening]:
     import io
 
     import chess.pgn
@@ -106,10 +116,15 @@ def _read_pgn(path: Path, text: str, plies: int) -> list[Opening]:
             break
         number += 1
         where = f"{path}:{offset_line}"
-        if game.errors:
-            raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
-        moves = [move.uci() for move in list(game.mainline_moves())[:plies]]
-        openings.append(_checked(game.board().fen(), moves, where))
+        try:
+            if game.errors:
+                raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
+            moves = [move.uci() for move in list(game.mainline_moves())[:plies]]
+            openings.append(_checked(game.board().fen(), moves, where))
+        except OpeningError as e:
+            if on_error is None:
+                raise
+            on_error(str(e))
     return openings
 
 

@@ -1,0 +1,225 @@
+"""Positions from games: the unit of work of `genchess positions`.
+
+One job is one game: given (a PGN game) or to be played (GenChess or Stockfish
+self-play at a fixed node count from a varied opening). A worker plays it if
+needed, samples a few positions spread over it, resolves each to the quiet
+position at the end of GenChess's own quiescence search, and scores them with
+the mentor if asked. Everything random in a job comes from one generator keyed
+by (seed, game number), and both engines are deterministic at a node count
+from a cleared state, so a game gives the same positions on any worker, in any
+order, in any sitting: that is what lets an interrupted run resume exactly.
+
+Each worker keeps its engines between jobs (a GenChess resolver per genome, one
+Stockfish process for self-play and the mentor), like the trainers' game worker.
+"""
+
+from __future__ import annotations
+
+import atexit
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from multiprocessing.util import Finalize
+
+from genchess.fitness.positions import MENTOR_CLAMP_CP, position_key
+from genchess_core import Board
+
+RESOLVER_HASH_MB = 1        # quiescence uses no hash table
+STOCKFISH_HASH_MB = 16
+MAX_PLIES = 600             # a self-play game this long is stopped and called a draw
+
+_local = threading.local()
+
+
+@dataclass
+class PositionsJob:
+    number: int                 # the game's number in the run: keys its randomness
+    source: str                 # "file.pgn game 3", "genchess", "stockfish" (for messages)
+    engine: str | None          # None: the game is given; "genchess" or "stockfish": play it
+    start_fen: str
+    moves: tuple[str, ...]      # the given game's moves, or the opening's moves to play first
+    result: str | None = None   # the given game's result
+    nodes: int = 0              # per move, self-play
+    random_plies: int = 0       # random legal plies after the opening, self-play
+    genome: str = ""            # genome file text: GenChess plays with it and resolves every position
+    stockfish: str = "stockfish"
+    seed: int = 0
+    skip_plies: int = 8
+    per_game: int = 8
+    mentor: tuple[str, int] | None = None   # ("depth", N) or ("nodes", N)
+
+
+@dataclass
+class PositionsResult:
+    number: int
+    engine: str | None
+    result: str
+    plies: int
+    positions: list[tuple[str, int | None]]     # (4 FEN fields, ce: side to move's view or None)
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def game_rng(seed: int, number: int) -> random.Random:
+    return random.Random(f"genchess-positions:{seed}:{number}")
+
+
+def run_job(job: PositionsJob) -> PositionsResult:
+    """Play (if needed), sample, resolve and label one game's positions."""
+    t0 = time.perf_counter()
+    rng = game_rng(job.seed, job.number)
+    counts: Counter = Counter()
+    if job.engine is None:
+        start, moves, result = job.start_fen, list(job.moves), job.result
+    else:
+        start = opening_position(job.start_fen, job.moves, job.random_plies, rng)
+        if start is None:
+            counts["openings_ended"] += 1
+            return PositionsResult(job.number, job.engine, "*", 0, [], dict(counts),
+                                   time.perf_counter() - t0)
+        if job.engine == "genchess":
+            moves, result = play_genchess(job, start)
+        else:
+            moves, result = play_stockfish(job, start)
+    samples = sample_positions(start, moves, job.skip_plies, job.per_game, rng, counts)
+    positions = []
+    resolver = resolver_for(job.genome)
+    from genchess_core.positions import resolve_quiet
+    for fen in samples:
+        resolution = resolve_quiet(resolver, Board(fen))
+        counts[f"resolved_{resolution.status}"] += 1
+        if resolution.fen is not None:
+            positions.append((position_key(resolution.fen), None))
+    if job.mentor and positions:
+        scores = mentor_scores(job.stockfish, [fen for fen, _ in positions], job.mentor)
+        positions = [(fen, ce) for (fen, _), ce in zip(positions, scores)]
+        counts["mentor_clamped"] += sum(abs(ce) >= MENTOR_CLAMP_CP for ce in scores)
+    return PositionsResult(job.number, job.engine, result, len(moves), positions, dict(counts),
+                           time.perf_counter() - t0)
+
+
+def opening_position(fen: str, moves, random_plies: int, rng: random.Random) -> str | None:
+    """The FEN after the opening's moves and `random_plies` random legal ones (None
+    if the game ends on the way)."""
+    board = Board(fen)
+    for move in moves:
+        board.push_uci(move)
+    for _ in range(random_plies):
+        legal = sorted(board.legal_moves())
+        if not legal:
+            return None
+        board.push_uci(rng.choice(legal))
+    if board.outcome(claim_draw=True).termination is not None:
+        return None
+    return board.fen()
+
+
+def sample_positions(start: str, moves: list[str], skip_plies: int, per_game: int,
+                     rng: random.Random, counts: Counter) -> list[str]:
+    """Up to `per_game` positions of the game, one from each of as many equal
+    stretches of it: never among the first `skip_plies` plies after `start`,
+    never in check, never the final position (the game is over there)."""
+    board = Board(start)
+    candidates = []
+    for ply, move in enumerate(moves):
+        if ply >= skip_plies:
+            if board.is_check():
+                counts["in_check"] += 1
+            else:
+                candidates.append(board.fen())
+        board.push_uci(move)
+    k = min(per_game, len(candidates))
+    chosen = []
+    for i in range(k):
+        stretch = candidates[i * len(candidates) // k:(i + 1) * len(candidates) // k]
+        chosen.append(rng.choice(stretch))
+    counts["sampled"] += len(chosen)
+    return chosen
+
+
+# ------------------------------------------------------------------ engines kept per worker
+
+def resolver_for(genome_text: str):
+    """A Searcher holding `genome_text`'s genome, kept for the next job."""
+    resolvers = _local.__dict__.setdefault("resolvers", {})
+    if genome_text not in resolvers:
+        from genchess.genome import default_genome, parse_genome_text
+        from genchess_core.search import Searcher
+        genome = parse_genome_text(genome_text).genomes[0] if genome_text else default_genome()
+        searcher = Searcher(RESOLVER_HASH_MB)
+        searcher.set_genome(genome.pack())
+        resolvers.clear()                       # one genome per run: keep no stale ones
+        resolvers[genome_text] = searcher
+    return resolvers[genome_text]
+
+
+def play_genchess(job: PositionsJob, start: str) -> tuple[list[str], str]:
+    from genchess.parallel.worker import GameJob, play_job
+    game = GameJob(round=0, pool=0, white_id=job.number, black_id=job.number,
+                   white_genome=job.genome, black_genome=job.genome, start_fen=start,
+                   seconds=0.0, search_mode="iterative", nodes=job.nodes)
+    record = play_job(game).record
+    return list(record.moves), record.result
+
+
+def stockfish_for(path: str):
+    """This worker's Stockfish (one thread, a small hash), started once."""
+    engines = _local.__dict__.setdefault("stockfish", {})
+    if path not in engines:
+        import chess.engine
+        engine = chess.engine.SimpleEngine.popen_uci(path)
+        engine.configure({"Threads": 1, "Hash": STOCKFISH_HASH_MB})
+        # A worker process joins its threads before it exits, and python-chess's
+        # engine thread lives until quit(): multiprocessing's finalizers run before
+        # that join (a local pool), atexit where there is no such join (dask, threads).
+        Finalize(None, _quit, args=(engine,), exitpriority=10)
+        atexit.register(_quit, engine)
+        engines[path] = engine
+    return engines[path]
+
+
+def _quit(engine) -> None:
+    try:
+        engine.quit()
+    except Exception:       # it may be gone already; nothing to clean up then
+        pass
+
+
+def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:
+    """Stockfish against itself at `job.nodes` per move. A new game object per game
+    makes python-chess send ucinewgame, which clears Stockfish's hash and
+    histories: the game depends on its start alone."""
+    import chess
+    import chess.engine
+    engine = stockfish_for(job.stockfish)
+    board = chess.Board(start)
+    game = object()
+    moves: list[str] = []
+    limit = chess.engine.Limit(nodes=job.nodes)
+    while True:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            return moves, outcome.result()
+        if len(moves) >= MAX_PLIES:
+            return moves, "1/2-1/2"
+        move = engine.play(board, limit, game=game).move
+        board.push(move)
+        moves.append(move.uci())
+
+
+def mentor_scores(path: str, fens: list[str], mentor: tuple[str, int]) -> list[int]:
+    """Stockfish's score of each position in centipawns, side to move's view,
+    mates and larger scores clamped to +-MENTOR_CLAMP_CP. The hash is cleared
+    before each position, so a score does not depend on the ones before it."""
+    import chess
+    import chess.engine
+    engine = stockfish_for(path)
+    limit = chess.engine.Limit(**{mentor[0]: mentor[1]})
+    scores = []
+    for fen in fens:
+        info = engine.analyse(chess.Board(fen), limit, game=object())
+        cp = info["score"].relative.score(mate_score=10 * MENTOR_CLAMP_CP)
+        scores.append(max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, cp)))
+    return scores

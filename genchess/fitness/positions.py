@@ -1,0 +1,295 @@
+"""Labelled position sets in memory: the compact arrays a Texel-style tuner reads.
+
+A set is columns, not objects: twelve bitboards and three small fields per
+position (about 110 bytes with both labels), so a few hundred thousand positions
+fit in tens of megabytes and the C evaluation (genchess_core.positions.evaluate_set)
+walks them without the GIL. The file form is EPD, which other tuners read and
+write too:
+
+    <placement> <side> <castling> <en passant> c9 "1-0"; ce 35;
+
+Labels and views:
+- `c9` is the game's result from White's view ("1-0", "1/2-1/2", "0-1"); `result`
+  holds it as 1, 0.5, 0.
+- `ce` is the mentor's score in centipawns from the SIDE TO MOVE's view, as EPD
+  defines it (so other tools read our files right); `mentor` holds it from WHITE's
+  view, converted on reading (NaN where a line has no `ce`). Our writer clamps
+  mentor mates to +-MENTOR_CLAMP_CP.
+- Evaluations (`evaluate`) are from White's view in the genome's internal units;
+  `evaluate_cp` divides by the genome's pawn unit (Searcher.pawn_unit) for centipawns.
+
+Reading keeps duplicates (a file means what it says); `drop_duplicates()` keeps the
+first of each position. En-passant squares are kept only where a legal capture
+exists, so positions that differ only by an unusable ep square count as equal.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
+RESULT_TEXT = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
+MENTOR_CLAMP_CP = 10000     # mentor scores (mates included) are clamped to +-this
+_OP = re.compile(r'\s*([A-Za-z][A-Za-z0-9_]*)(?:\s+("(?:[^"]*)"|[^;]*?))?\s*;')
+
+
+class PositionSetError(ValueError):
+    """A position set that cannot be read at all (missing, not text); one line."""
+
+
+def epd_line(fen: str, result: str, ce: int | None = None) -> str:
+    """One EPD line: the first four fields of `fen`, `c9` (White's view) and, if
+    given, `ce` (centipawns, side to move's view)."""
+    line = " ".join(fen.split()[:4]) + f' c9 "{result}";'
+    if ce is not None:
+        line += f" ce {int(ce)};"
+    return line
+
+
+def position_key(fen: str) -> str:
+    """What makes two positions the same for a set: placement, side, castling, ep."""
+    return " ".join(fen.split()[:4])
+
+
+def parse_epd_line(line: str) -> tuple[str, dict[str, str]]:
+    """(the four position fields, {opcode: operand}) of an EPD line; ValueError if it
+    has fewer than four fields or an operation without its `;`."""
+    fields = line.split(None, 4)
+    if len(fields) < 4:
+        raise ValueError(f"expected an EPD position (4 fields), got {line.strip()[:60]!r}")
+    rest = fields[4] if len(fields) > 4 else ""
+    ops: dict[str, str] = {}
+    pos = 0
+    while pos < len(rest):
+        if rest[pos:].strip() == "":
+            break
+        match = _OP.match(rest, pos)
+        if not match:
+            raise ValueError(f"cannot read the operations {rest[pos:].strip()[:60]!r}")
+        value = match.group(2) or ""
+        ops[match.group(1)] = value[1:-1] if value.startswith('"') else value.strip()
+        pos = match.end()
+    return " ".join(fields[:4]), ops
+
+
+def open_text(path: str | Path, mode: str = "rt"):
+    """A text file, through gzip when its name ends in .gz."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, mode, encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+@dataclass
+class PositionSet:
+    """Positions as columns (one row each):
+
+    pieces   uint64 [n, 12]  bitboards, genchess_core's order colour * 6 + kind
+                             (P N B R Q K white, then black), a1 = bit 0
+    side     uint8           0 white to move, 1 black
+    castling uint8           WHITE_OO 1 | WHITE_OOO 2 | BLACK_OO 4 | BLACK_OOO 8
+    ep       int8            en-passant square 0-63, -1 none
+    result   float32         the game's result, White's view: 1, 0.5, 0
+    mentor   float32         the mentor's centipawns, White's view; NaN where missing
+    """
+    pieces: np.ndarray
+    side: np.ndarray
+    castling: np.ndarray
+    ep: np.ndarray
+    result: np.ndarray
+    mentor: np.ndarray
+    source: str = ""
+    warnings: list[str] = field(default_factory=list)   # `file:line: problem` of skipped lines
+    skipped: int = 0
+
+    def __len__(self) -> int:
+        return len(self.side)
+
+    def __repr__(self) -> str:
+        return (f"PositionSet({len(self)} positions, {int(np.isfinite(self.mentor).sum())} with "
+                f"mentor scores, from {self.source or 'memory'!r})")
+
+    @classmethod
+    def from_fens(cls, fens: list[str], results, mentor=None, source: str = "") -> "PositionSet":
+        """A set from FENs/EPD positions, results (1, 0.5, 0 or "1-0" ...) and optional
+        mentor centipawns (White's view, None/NaN where missing). ValueError on a bad FEN."""
+        from genchess_core.positions import parse_fens
+
+        pieces, side, castling, ep, errors = parse_fens(list(fens))
+        if errors:
+            index, message = errors[0]
+            raise ValueError(f"position {index}: {message}")
+        result = np.array([RESULTS[r] if isinstance(r, str) else float(r) for r in results],
+                          dtype=np.float32)
+        if mentor is None:
+            mentor_array = np.full(len(side), np.nan, dtype=np.float32)
+        else:
+            mentor_array = np.array([np.nan if m is None else m for m in mentor], dtype=np.float32)
+        if not (len(result) == len(mentor_array) == len(side)):
+            raise ValueError("fens, results and mentor must have one entry per position")
+        return cls(pieces, side, castling, ep, result, mentor_array, source)
+
+    def subset(self, indices) -> "PositionSet":
+        """The positions at `indices` (an index array, a slice or a boolean mask)."""
+        return PositionSet(self.pieces[indices], self.side[indices], self.castling[indices],
+                           self.ep[indices], self.result[indices], self.mentor[indices], self.source)
+
+    def hashes(self, seed: int = 0) -> np.ndarray:
+        """A 64-bit hash of each position (pieces, side, castling, ep; not the labels),
+        the same on every machine and for every order of the set."""
+        with np.errstate(over="ignore"):
+            h = np.full(len(self), _splitmix(np.uint64(seed & 0xFFFFFFFFFFFFFFFF)), dtype=np.uint64)
+            columns = [self.pieces[:, k] for k in range(12)]
+            flags = (self.side.astype(np.uint64) | (self.castling.astype(np.uint64) << np.uint64(8))
+                     | ((self.ep.astype(np.int64) + 1).astype(np.uint64) << np.uint64(16)))
+            for column in columns + [flags]:
+                h = _splitmix(h ^ column)
+        return h
+
+    def split(self, held_out: float = 0.1, seed: int = 0) -> tuple["PositionSet", "PositionSet"]:
+        """(train, held-out): a position goes to the held-out part when its hash says
+        so, so each position keeps its side when the set grows or is reordered."""
+        if not 0.0 <= held_out <= 1.0:
+            raise ValueError(f"held_out must be between 0 and 1, not {held_out}")
+        fraction = (self.hashes(seed) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+        mask = fraction < held_out
+        return self.subset(~mask), self.subset(mask)
+
+    def drop_duplicates(self) -> "PositionSet":
+        """The set with the first occurrence of each position only (labels not compared)."""
+        rows = np.concatenate([self.pieces.view(np.uint8).reshape(len(self), 96),
+                               self.side[:, None], self.castling[:, None],
+                               self.ep.view(np.uint8)[:, None]], axis=1)
+        _, first = np.unique(rows, axis=0, return_index=True)
+        return self.subset(np.sort(first))
+
+    def fen(self, i: int) -> str:
+        """Position `i` as a FEN (counters 0 1)."""
+        from genchess_core.positions import set_fen_of
+        return set_fen_of(np.ascontiguousarray(self.pieces[i]), int(self.side[i]),
+                          int(self.castling[i]), int(self.ep[i]))
+
+    def evaluate(self, genome) -> np.ndarray:
+        """Every position's static evaluation under `genome` (a genome of any kind, or
+        its pack() dict): int32, White's view, the genome's internal units."""
+        from genchess_core.positions import evaluate_set
+        packed = genome if isinstance(genome, dict) else genome.pack()
+        return evaluate_set(np.ascontiguousarray(self.pieces), np.ascontiguousarray(self.side),
+                            np.ascontiguousarray(self.castling), np.ascontiguousarray(self.ep), packed)
+
+    def evaluate_cp(self, genome) -> np.ndarray:
+        """evaluate() in centipawns (float64, White's view): internal units * 100 / pawn_unit."""
+        packed = genome if isinstance(genome, dict) else genome.pack()
+        return self.evaluate(packed) * (100.0 / pawn_unit(packed))
+
+    def write(self, path: str | Path) -> None:
+        """Write the set as EPD (gzipped when the name ends in .gz); `ce` where a
+        mentor score is known, converted to the side to move's view."""
+        with open_text(path, "wt") as f:
+            for i in range(len(self)):
+                ce = None
+                if np.isfinite(self.mentor[i]):
+                    ce = int(round(float(self.mentor[i]))) * (1 if self.side[i] == 0 else -1)
+                f.write(epd_line(self.fen(i), RESULT_TEXT[float(self.result[i])], ce) + "\n")
+
+
+def pawn_unit(packed: dict) -> float:
+    """Internal evaluation units per pawn of a packed genome (what the Searcher uses
+    to report centipawns)."""
+    from genchess_core.search import Searcher
+    searcher = Searcher(1)
+    searcher.set_genome(packed)
+    return float(searcher.pawn_unit)
+
+
+def _splitmix(x):
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def load_positions(path: str | Path, max_warnings: int | None = None) -> PositionSet:
+    """Read an EPD set (.epd, or .epd.gz) whose lines carry a `c9` result; `ce`
+    optional (side to move's view in the file, White's view in the set). Lines
+    that cannot be used are skipped, each named `file:line: problem` in
+    `.warnings` (the first `max_warnings` of them, if given) and all counted in
+    `.skipped`; duplicates are kept. Raises
+    PositionSetError when the file cannot be read."""
+    path = Path(path)
+    fens: list[str] = []
+    results: list[float] = []
+    ce: list[float] = []
+    lines: list[int] = []
+    warnings: list[tuple[int, str]] = []
+    skipped = 0
+
+    def bad(number: int, problem: str) -> None:
+        nonlocal skipped
+        skipped += 1
+        warnings.append((number, f"{path}:{number}: {problem}"))
+
+    try:
+        with open_text(path) as f:
+            for number, line in enumerate(f, start=1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                try:
+                    fen, ops = parse_epd_line(line)
+                except ValueError as e:
+                    bad(number, str(e))
+                    continue
+                if "c9" not in ops:
+                    bad(number, "no c9 result")
+                    continue
+                if ops["c9"] not in RESULTS:
+                    bad(number, f"c9 {ops['c9']!r} is not 1-0, 1/2-1/2 or 0-1")
+                    continue
+                score = float("nan")
+                if "ce" in ops:
+                    try:
+                        score = float(int(ops["ce"]))
+                    except ValueError:
+                        bad(number, f"ce {ops['ce']!r} is not a whole number of centipawns")
+                        continue
+                fens.append(fen)
+                results.append(RESULTS[ops["c9"]])
+                ce.append(score)
+                lines.append(number)
+    except FileNotFoundError:
+        raise PositionSetError(f"{path}: no such position set") from None
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError) as e:
+        raise PositionSetError(f"{path}: not a readable EPD text file ({e})") from None
+    except OSError as e:
+        raise PositionSetError(f"{path}: cannot read: {e.strerror or e}") from None
+
+    from genchess_core.positions import parse_fens
+
+    pieces, side, castling, ep, errors = parse_fens(fens)
+    keep = np.ones(len(fens), dtype=bool)
+    for index, message in errors:
+        keep[index] = False
+        bad(lines[index], message)
+    mentor = np.array(ce, dtype=np.float32)
+    mentor = np.where(side == 0, mentor, -mentor).astype(np.float32)   # to White's view
+    positions = PositionSet(pieces[keep], side[keep], castling[keep], ep[keep],
+                            np.array(results, dtype=np.float32)[keep], mentor[keep], str(path))
+    positions.warnings = [text for _, text in sorted(warnings)][:max_warnings]
+    positions.skipped = skipped
+    return positions
+
+
+def read_keys(path: str | Path) -> list[str]:
+    """The position keys (position_key) of an EPD file's lines, in order; for
+    de-duplicating against what an earlier run wrote."""
+    with open_text(path) as f:
+        return [position_key(line) for line in f if line.strip()]
+
+
+__all__ = ["MENTOR_CLAMP_CP", "PositionSet", "PositionSetError", "epd_line", "load_positions",
+           "open_text", "parse_epd_line", "pawn_unit", "position_key", "read_keys"]
