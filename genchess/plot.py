@@ -253,6 +253,107 @@ def plot_database(path: Path, out: Path) -> int:
     return 0
 
 
+EVOLVE_LINE = re.compile(r"generation (\d+): loss (\S+) held-out (\S+) mean (\S+) best-so-far (\S+)")
+VALIDATION_LINE = re.compile(r"validation (\d+): .* games (\d+) elo (\S+) low (\S+) high (\S+)")
+
+
+def read_evolve_records(path: Path):
+    """(generation rows [g, loss, held-out, mean, best-so-far], validation rows
+    [g, games, elo, low, high]) of an evolve run's records."""
+    rows, checks = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if match := EVOLVE_LINE.match(line):
+            rows.append([float(x) for x in match.groups()])
+        elif match := VALIDATION_LINE.match(line):
+            checks.append([float(x) for x in match.groups()])
+    return rows, checks
+
+
+def plot_evolve_loss(plt, rows, out: Path) -> Path:
+    g, loss, held, mean, best = (list(column) for column in zip(*rows))
+    fig, ax = plt.subplots(figsize=(9, 5))
+    ax.plot(g, mean, color="lightgrey", lw=1, label="population mean")
+    ax.plot(g, loss, lw=1, alpha=0.7, label="generation's best (training)")
+    ax.plot(g, held, lw=1, alpha=0.7, label="generation's best (held-out)")
+    ax.plot(g, best, color="black", lw=2, label="best so far (training)")
+    low = min(min(loss), min(held), min(best))
+    ax.set_ylim(low - 0.002, max(max(loss[len(loss) // 10:] or loss), max(held)) + 0.002)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("loss: mean (result - sigmoid(K cp / 400))^2")
+    ax.set_title("Position fitness: training and held-out loss")
+    ax.legend()
+    return save(plt, fig, out / "loss.png")
+
+
+def plot_validation(plt, checks, out: Path) -> Path:
+    import numpy as np
+    g, games, elo, low, high = (np.array(column) for column in zip(*checks))
+    finite_low = np.where(np.isfinite(low), low, elo - 400)
+    finite_high = np.where(np.isfinite(high), high, elo + 400)
+    fig, ax = plt.subplots(figsize=(9, 5))
+    ax.errorbar(g, elo, yerr=[elo - finite_low, finite_high - elo], fmt="o", capsize=4)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("Elo of the best genome over the start genome")
+    ax.set_title(f"Validation games ({int(games[0])} a match; bars: 95% interval)")
+    return save(plt, fig, out / "validation.png")
+
+
+def plot_weights(plt, genomes, out: Path) -> Path:
+    """A material genome's tuned weights in pawns, generation by generation."""
+    from genchess.genome.material import WEIGHT_NAMES
+    from genchess.genome import MaterialGenome
+    ids = [g.id for g in genomes]
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for i in MaterialGenome.TUNED:
+        ax.plot(ids, [g.weights[i] / g.weights[0] for g in genomes], label=WEIGHT_NAMES[i])
+    ax.set_xlabel("generation")
+    ax.set_ylabel("weight / pawn weight")
+    ax.set_title("Material weights of each generation's best genome (pawn = 1)")
+    ax.legend()
+    return save(plt, fig, out / "weights.png")
+
+
+def plot_evolve(path: Path, out: Path) -> int:
+    """genchess-plot on an evolve run's records."""
+    try:
+        rows, checks = read_evolve_records(path)
+        genomes_path = Path(f"{path}_genomes.txt")
+        genomes = load_genomes(genomes_path) if genomes_path.exists() else []
+        out.mkdir(parents=True, exist_ok=True)
+    except GenomeError as e:
+        print(f"genchess-plot: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"genchess-plot: cannot read {path} or write {out}: {e.strerror}", file=sys.stderr)
+        return 2
+    if not rows:
+        print(f"genchess-plot: {path}: no generation recorded yet", file=sys.stderr)
+        return 2
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = [plot_evolve_loss(plt, rows, out)]
+    if checks:
+        written.append(plot_validation(plt, checks, out))
+    if genomes:
+        kind = genomes[-1].KIND
+        if kind == "material":
+            written.append(plot_weights(plt, genomes, out))
+        elif kind == "pvt":
+            written.append(plot_tables(plt, genomes[-1], out))
+        else:
+            written.append(plot_piece_strengths(plt, genomes, out))
+    from genchess.train.champion import plot_champion_gain
+    champion_plot = plot_champion_gain(plt, path, out)
+    if champion_plot is not None:
+        written.append(champion_plot)
+    for name in written:
+        print(f"wrote {name}")
+    return 0
+
+
 def save(plt, fig, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -265,7 +366,9 @@ def main(argv=None) -> int:
         prog="genchess-plot",
         description="Draw PNG plots of what evolved: for a gene-pool file, piece strengths, gene "
                     "priorities and game statistics; for a Phoenix chromosome database, the best "
-                    "chromosome's tables as boards, fitness and niches against generation.")
+                    "chromosome's tables as boards, fitness and niches against generation; for an "
+                    "evolve run, the training and held-out loss, the validation games' Elo and "
+                    "what evolved (weights, tables or piece strengths).")
     parser.add_argument("pool_file", metavar="FILE", help="the gene pool file or chromosome database of a run")
     parser.add_argument("--out", metavar="DIR", help="where to write the PNG files "
                         "(default: POOLFILE_plots beside the pool file)")
@@ -273,8 +376,15 @@ def main(argv=None) -> int:
     pool = Path(args.pool_file)
     out = Path(args.out) if args.out else Path(str(pool) + "_plots")
     from genchess.train.chromosome_db import is_sqlite_file
+    from genchess.train.records import EVOLVE_HEADER
     if is_sqlite_file(pool):
         return plot_database(pool, out)
+    try:
+        with open(pool, encoding="utf-8", errors="replace") as f:
+            if f.readline().startswith(EVOLVE_HEADER):
+                return plot_evolve(pool, out)
+    except OSError:
+        pass                        # reported below, as for any run file
     try:
         genomes = load_genomes(pool)
         games, _ = read_games_file(Path(str(pool) + "_games.txt"))

@@ -13,4 +13,5 @@ cdef struct MaterialParams:
     double scale                # internal units per unit of weighted count
 
 cdef int evaluate_material(Position* p, const MaterialParams* m) noexcept nogil
+cdef void material_features(Position* p, int* diff) noexcept nogil
 cdef int material_params(MaterialParams* m, dict packed) except -1

@@ -75,6 +75,19 @@ cdef int evaluate_material(Position* p, const MaterialParams* m) noexcept nogil:
     return <int>total
 
 
+cdef void material_features(Position* p, int* diff) noexcept nogil:
+    """The nine counts evaluate_material weighs, White's minus Black's, in its order:
+    pawn .. king, legal moves, centre squares attacked, advanced passed pawns (the
+    position tuner's features: genchess/fitness/features.py)."""
+    cdef int k
+    for k in range(6):
+        diff[k] = popcount(p.bb[WHITE * 6 + k]) - popcount(p.bb[BLACK * 6 + k])
+    diff[6] = count_legal_as(p, WHITE) - count_legal_as(p, BLACK)
+    diff[7] = (popcount(side_attacks(p, WHITE, p.all, True) & CENTRE)
+               - popcount(side_attacks(p, BLACK, p.all, True) & CENTRE))
+    diff[8] = passed_advanced(p, WHITE) - passed_advanced(p, BLACK)
+
+
 cdef int material_params(MaterialParams* m, dict packed) except -1:
     """Fill m from a material genome's pack() dict; once per genome load."""
     weights = [float(w) for w in packed["material_weights"]]

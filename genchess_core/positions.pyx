@@ -32,6 +32,7 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport EvalParams, evaluate, make_params
+from genchess_core.eval_material cimport material_features
 from genchess_core.search cimport (Searcher, SearchState, quiesce, mvv_lva, MATE_BOUND,
                                    INFINITE_SCORE, USE_QS_SEE, USE_QUIESCENCE)
 from genchess_core.board cimport Board
@@ -224,4 +225,19 @@ def evaluate_set(const U64[:, ::1] pieces, const uint8_t[::1] side,
             unpack_position(&pos, &pieces[i, 0], side[i], castling[i], ep[i])
             score = evaluate(&pos, &e)
             ov[i] = score if side[i] == WHITE else -score
+    return out
+
+
+def material_counts(const U64[:, ::1] pieces, const uint8_t[::1] side,
+                    const uint8_t[::1] castling, const int8_t[::1] ep):
+    """The material kind's features of every packed position: int32 [n, 9], the counts
+    its evaluation weighs, White's minus Black's (eval_material.material_features)."""
+    cdef Py_ssize_t n = pieces.shape[0], i
+    cdef Position pos
+    out = np.empty((n, 9), dtype=np.int32)
+    cdef int32_t[:, ::1] ov = out
+    with nogil:
+        for i in range(n):
+            unpack_position(&pos, &pieces[i, 0], side[i], castling[i], ep[i])
+            material_features(&pos, <int*>&ov[i, 0])
     return out

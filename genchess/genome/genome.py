@@ -13,11 +13,8 @@ from __future__ import annotations
 from random import Random
 from typing import Iterable
 
-import numpy as np
-
 from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, Value
 from .kinds import GenomeError, quote
-from .numbers import NumberSpec, spec_from
 
 
 class Genome:
@@ -121,9 +118,10 @@ class Genome:
             tuned += [(gene, v) for v in gene.VALUES if v.key not in left_out]
         return tuned
 
-    def number_spec(self) -> NumberSpec:
+    def number_spec(self) -> "NumberSpec":
         """Every evaluation value of every gene, in file order; a group per gene and
         "material" for the Piece Strength Gene."""
+        from .numbers import spec_from
         tuned = self._tuned()
         rows, groups = [], {}
         for i, (gene, value) in enumerate(tuned):
@@ -133,7 +131,8 @@ class Genome:
         groups["material"] = groups["Piece Strength Gene"]
         return spec_from(rows, groups)
 
-    def numbers(self) -> np.ndarray:
+    def numbers(self):
+        import numpy as np
         return np.array([gene.values[value.key] for gene, value in self._tuned()])
 
     def with_numbers(self, vector, genome_id: int) -> Genome:

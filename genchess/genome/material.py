@@ -32,11 +32,8 @@ import math
 from random import Random
 from typing import Sequence
 
-import numpy as np
-
 from .genes import format_number
 from .kinds import GenomeError, quote, register_kind, time_management_defaults
-from .numbers import NumberSpec, spec_from
 
 WEIGHT_NAMES = ("Pawn", "Knight", "Bishop", "Rook", "Queen", "King", "Legal Move")
 BONUS_NAMES = ("Centre Control Bonus", "Advanced Pawn Bonus")
@@ -112,14 +109,16 @@ class MaterialGenome:
     # king (each side has one, so its weight multiplies zero).
     TUNED = (1, 2, 3, 4, 6)
 
-    def number_spec(self) -> NumberSpec:
+    def number_spec(self) -> "NumberSpec":
         """Knight to queen and the legal-move weight, bounds and steps in pawns."""
+        from .numbers import spec_from
         pawn = abs(self.weights[0]) or 1.0
         rows = [(WEIGHT_NAMES[i], -100.0 * pawn, 100.0 * pawn,
                  (0.25 if i < 6 else 0.02) * pawn, False) for i in self.TUNED]
         return spec_from(rows, {"material": [0, 1, 2, 3], "mobility": [4]})
 
-    def numbers(self) -> np.ndarray:
+    def numbers(self):
+        import numpy as np
         return np.array([self.weights[i] for i in self.TUNED])
 
     def with_numbers(self, vector, genome_id: int) -> MaterialGenome:

@@ -37,10 +37,7 @@ import re
 from random import Random
 from typing import Sequence
 
-import numpy as np
-
 from .kinds import GenomeError, quote, register_kind, time_management_defaults
-from .numbers import NumberSpec, spec_from
 
 PIECE_KINDS = ("pawn", "knight", "bishop", "rook", "queen", "king")
 # The chromosome's tables, in the paper's order (Table I).
@@ -179,9 +176,10 @@ class PvtGenome:
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=self.material[0] * EVAL_SCALE_CP)
         return params
 
-    def number_spec(self) -> NumberSpec:
+    def number_spec(self) -> "NumberSpec":
         """The 640 table values, then the knight's to the queen's material (the
         pawn's is the unit); whole centipawns."""
+        from .numbers import spec_from
         rows = [(f"{table_name(t)} {'abcdefgh'[sq % 8]}{sq // 8 + 1}", -TUNING_LIMIT, TUNING_LIMIT,
                  10.0, True) for t in range(len(TABLES)) for sq in range(64)]
         rows += [(f"material {piece}", 0.0, 3000.0, 20.0, True) for piece in PIECE_KINDS[1:5]]
@@ -189,7 +187,8 @@ class PvtGenome:
         groups.update({table_name(t): list(range(t * 64, (t + 1) * 64)) for t in range(len(TABLES))})
         return spec_from(rows, groups)
 
-    def numbers(self) -> np.ndarray:
+    def numbers(self):
+        import numpy as np
         return np.array(self.values + self.material[1:], dtype=float)
 
     def with_numbers(self, vector, genome_id: int) -> PvtGenome:

@@ -27,18 +27,20 @@ class ConfigError(ValueError):
 class Key:
     name: str
     kind: str           # int, float, floats, bool, path, file (must exist), mode, duration,
-                        # volume, method, scheduler
+                        # volume, method, scheduler, choice (one of `choices`), words (a list)
     help: str
     attribute: str      # of the method's config object (champion keys: of ChampionSettings)
     lo: float | None = None
     required: bool = False
     default: object = None      # the config field's default, filled in by the registry
+    choices: tuple[str, ...] = ()
+    hi: float | None = None
 
 
 # Keys of every method.
 COMMON_KEYS = [
-    Key("method", "method", "which evolution: gene pool (the default), kendall-whitwell or "
-        "multi-niche crowding", "method"),      # (it picks the config class, not a field of it)
+    Key("method", "method", "which evolution: gene pool (the default), kendall-whitwell, "
+        "multi-niche crowding or evolve", "method"),      # (it picks the config class, not a field of it)
     Key("seed", "int", "random seed, for reproducible runs", "seed"),
     Key("opening file", "file", "EPD file of positions to start games from, drawn at random "
         "(default: the standard start position)", "opening_file"),
@@ -67,6 +69,20 @@ CHAMPION_KEYS = [
         "champion", "max_games", 2),
 ]
 
+# The position fitness (genchess.fitness), for the methods that can score on a
+# labelled set instead of games: evolve, and multi-niche crowding.
+POSITION_KEYS = [
+    Key("positions", "file", "labelled position set (EPD, .epd.gz; genchess positions makes "
+        "one): the fitness is the Texel loss of each genome's evaluation on it", "positions"),
+    Key("labels", "choice", "what the evaluation must predict: result (the games' results), "
+        "mentor (a strong engine's scores, ce) or mix", "labels",
+        choices=("result", "mentor", "mix")),
+    Key("mentor weight", "float", "with labels = mix: the result loss's share (the mentor's "
+        "is the rest)", "mentor_weight", 0, hi=1),
+    Key("held out", "float", "share of the set kept out of the fitness, to report a held-out "
+        "loss (the same positions in every run on the set)", "held_out", 0, hi=0.9),
+]
+
 UNITS = {"second": 1, "seconds": 1, "sec": 1, "s": 1, "minute": 60, "minutes": 60, "min": 60,
          "m": 60, "hour": 3600, "hours": 3600, "h": 3600, "day": 86400, "days": 86400}
 
@@ -83,6 +99,15 @@ class CommonSettings:
     quiet: bool = False
     scheduler: str | None = None
     champion: object = None             # champion.ChampionSettings, or None: no champion
+
+
+@dataclass(kw_only=True)
+class PositionSettings:
+    """The settings of POSITION_KEYS (positions None: the method's fitness is games)."""
+    positions: Path | None = None
+    labels: str = "result"
+    mentor_weight: float = 0.5
+    held_out: float = 0.1
 
 
 def parse_duration(text: str) -> float:
@@ -142,6 +167,16 @@ def convert(key: Key, text: str):
         return value
     elif key.kind == "duration":
         return parse_duration(text)
+    elif key.kind == "choice":
+        word = " ".join(text.lower().split())
+        if word not in key.choices:
+            raise ValueError(f"expected one of {', '.join(key.choices)}, not {text!r}")
+        return word
+    elif key.kind == "words":
+        words = [w.strip().lower() for w in text.split(",") if w.strip()]
+        if not words:
+            raise ValueError("expected one or more names separated by commas")
+        return words
     elif key.kind == "method":
         from genchess.train.registry import METHOD_MODULES
         method = normal_method_name(text)
@@ -155,6 +190,8 @@ def convert(key: Key, text: str):
         raise AssertionError(key.kind)
     if key.lo is not None and value < key.lo:
         raise ValueError(f"must be at least {key.lo:g}, not {text}")
+    if key.hi is not None and value > key.hi:
+        raise ValueError(f"must be at most {key.hi:g}, not {text}")
     return value
 
 

@@ -3,6 +3,8 @@
 Each generation, as in Aralikatte and Srinivasaraghavan's Phoenix:
 
     play a round robin; fitness = points per game (1 win, 0.5 draw, 0 loss)
+        (with `positions = FILE`: no games; fitness = minus the Texel loss of the
+        member's evaluation on that labelled set, genchess/fitness)
     for each individual A (in order, or in random order: a setting):
         M = the most similar to A of C_s individuals drawn with replacement
         child = mutate(crossover(A, M))
@@ -64,7 +66,7 @@ from genchess.parallel.worker import GameJob, play_job
 from genchess.strength.tally import white_points
 from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
                                           GenerationSummary)
-from genchess.train.config import CommonSettings, ConfigError, Key
+from genchess.train.config import POSITION_KEYS, CommonSettings, ConfigError, Key, PositionSettings
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
@@ -108,11 +110,12 @@ MNC_KEYS = [
         "opening file)", "book_file"),
     Key("book plies", "int", "half moves followed in the book", "book_plies", 1),
     Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
+    *POSITION_KEYS,     # with positions = FILE: fitness is minus the Texel loss, no games
 ]
 
 
 @dataclass
-class MncConfig(CommonSettings):
+class MncConfig(PositionSettings, CommonSettings):
     path: str
     database: Path
     population: int = 20
@@ -325,6 +328,15 @@ class MncTrainer(Run):
         if config.book_file:
             from genchess.book import Book
             self.book = Book(config.book_file)
+        self.labels = None
+        if config.positions is not None:
+            from genchess.fitness.positions import load_positions
+            from genchess.fitness.scoring import fitted_labels
+            try:
+                self.labels = fitted_labels(config.positions, load_positions(config.positions),
+                                            config.labels, config.mentor_weight)
+            except ValueError as e:
+                raise ConfigError(f"{config.path}: labels: {e} ({config.positions})") from None
 
     @property
     def run_file(self) -> Path:
@@ -400,6 +412,16 @@ class MncTrainer(Run):
             self.close_bar()
         return round_robin_fitness(len(pop), results)
 
+    def score_on_positions(self, executor) -> list[float]:
+        """fitness = positions: minus each member's Texel loss on the set (the niching,
+        mating and replacement are the same)."""
+        from genchess.fitness.scoring import ScoreJob, score_population
+        cfg, template = self.config, self.population[0]
+        vectors = np.array([g.numbers() for g in self.population])
+        job = ScoreJob(str(cfg.positions), self.labels, cfg.held_out, template.to_text(), vectors,
+                       ("train",))
+        return [-float(loss) for loss in score_population(executor, self.workers, job)["train"]]
+
     def breed(self, fitness: list[float], behaviours: list[np.ndarray], rng: random.Random):
         """Mate every individual, place each child: the generation's MNC step. A
         slot whose individual a child replaced earlier in the loop mates as that
@@ -433,7 +455,10 @@ class MncTrainer(Run):
         cfg = self.config
         start = time.monotonic()
         rng = random.Random(f"{self.seed}:{self.generation}")
-        fitness, games = self.play_round_robin(executor, rng)
+        if cfg.positions is None:
+            fitness, games = self.play_round_robin(executor, rng)
+        else:
+            fitness, games = self.score_on_positions(executor), [0] * len(self.population)
         behaviours = [behaviour(g, self.boards) for g in self.population]
         labels = niches(behaviours, cfg.niche_radius)
         best = max(range(len(fitness)), key=lambda i: (fitness[i], -self.population[i].id))

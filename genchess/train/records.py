@@ -197,12 +197,27 @@ def count_wins(games_path: str | Path) -> Counter:
     return wins
 
 
+EVOLVE_HEADER = "# GenChess evolve"      # the first line of an evolve run's records
+
+
 def best_genome(path: Path, genome_id: int | None) -> Genome | None:
     """The genome `genchess --genome FILE` plays from a gene pool or population file:
     the smallest ID still alive in any pool (the file's last Still Alive lines); in
     a file without them that has a games file beside it (<file>_games.txt), the
-    last genome with at least three wins there. None for any other file, and when
-    an ID is asked for: the genome loader answers those (and reports their errors)."""
+    last genome with at least three wins there. From an evolve run's records: its
+    <file>_best.genome (with an ID: that generation's best, <file>_genomes.txt).
+    None for any other file, and when an ID is asked for of a genome file: the
+    genome loader answers those (and reports their errors)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if first.startswith(EVOLVE_HEADER):
+        from genchess.genome import load_genome
+        if genome_id is None:
+            return load_genome(Path(f"{path}_best.genome"))
+        return load_genome(Path(f"{path}_genomes.txt"), genome_id)
     if genome_id is not None:
         return None
     try:

@@ -26,13 +26,14 @@ METHOD_MODULES = {
     "gene pool": "genchess.train.gene_pool",
     "kendall-whitwell": "genchess.train.kendall",
     "multi-niche crowding": "genchess.train.mnc",
+    "evolve": "genchess.train.evolve",
 }
 DEFAULT_METHOD = "gene pool"
 # The records modules that know the methods' run files, each with
 # best_genome(path, genome_id) -> the genome to play, or None when the file is not
 # one of its own: light modules, so that `genchess --genome RUN_FILE` imports no trainer.
 RUN_FILE_READERS = (
-    "genchess.train.records",           # gene pool and kendall-whitwell population files
+    "genchess.train.records",           # gene pool and kendall-whitwell files, evolve records
     "genchess.train.chromosome_db",     # multi-niche crowding's SQLite database
 )
 
@@ -156,6 +157,8 @@ def _shown(key: Key) -> str:
         return "yes" if value else "no"
     if key.kind == "volume":
         return "quiet" if value else "verbose"
+    if key.kind == "words":
+        return ", ".join(value)
     if isinstance(value, list):
         return " ".join(f"{v:g}" for v in value)
     if isinstance(value, float):

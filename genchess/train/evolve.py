@@ -1,0 +1,507 @@
+"""Evolution on positions (method = evolve): any genome kind tuned on a labelled set.
+
+Each generation the optimiser proposes a population of number vectors of the start
+genome (genome/numbers.py: all its numbers, or the groups `evolve` names), the
+run's executor scores them on the set's training part (fitness/scoring.py: the
+Texel loss; one matrix product per population for the linear kinds), and the
+optimiser learns from the losses:
+
+    cma-es   CMA-ES (pycma) in coordinates scaled by each number's step, so one sigma
+             suits table entries and piece values alike; with more than 100 numbers
+             the covariance is diagonal (sep-CMA-ES: linear cost per generation,
+             and faster progress in high dimension)
+    ga       the project's own genetic algorithm, its operators plain functions
+             below: tournament selection, uniform crossover, Gaussian mutation of a
+             share of the numbers, the best kept (elitism)
+
+The loss proposes, games decide: every `validation interval` generations the best
+genome so far plays `validation games` against the start genome (game pairs, Elo
+with its interval in the records), and with `champion interval` the best genome
+challenges the SPRT-gated champion every that many generations, as in every
+method.
+
+Files (append-only, except the two that are replaced whole and atomically):
+  <run file>               a header, then a line per generation (losses, seconds)
+                           and per validation match
+  <run file>_genomes.txt   each generation's best genome (ID = generation)
+  <run file>_best.genome   the lowest training loss so far: genchess --genome plays it
+  <run file>_start.genome  the start genome (what validation games play against)
+  <run file>_state.pickle  the optimiser's whole state and its random generators
+A run stopped any way resumes from its state: the generation being scored is
+scored again, the same way, so a resumed run ends exactly as an uninterrupted one,
+and what a killed run had already written for that generation is not written twice.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from genchess.genome import Genome, MaterialGenome, PvtGenome, hand_set_genome
+from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
+from genchess.parallel import executors
+from genchess.parallel.worker import GameJob, play_job
+from genchess.strength.stats import format_elo
+from genchess.strength.tally import Tally
+from genchess.train.champion import write_atomically
+from genchess.train.config import (POSITION_KEYS, CommonSettings, ConfigError, Key,
+                                   PositionSettings)
+from genchess.train.records import (EVOLVE_HEADER, AppendFile, is_pool_record_end, set_aside,
+                                    split_complete)
+from genchess.train.registry import Method
+from genchess.train.scaffold import Run
+
+OPTIMISERS = ("cma-es", "ga")
+STARTS = ("given", "zero", "random")
+KINDS = ("material", "pvt", "genetic")
+DIAGONAL_ABOVE = 100            # numbers: CMA-ES keeps a diagonal covariance above this
+RANDOM_SPAN = 5.0               # start = random: each number within +-5 of its steps
+
+EVOLVE_KEYS = [
+    Key("run file", "path", "the run's records; <file>_genomes.txt, <file>_best.genome and "
+        "<file>_state.pickle beside it; an existing run is resumed", "run_file"),
+    Key("initial genomes", "file", "the start genome (a genome file's last genome, or a "
+        "trainer's run file: what genchess --genome plays from it)", "initial_genomes"),
+    Key("kind", "choice", "without initial genomes, start from this kind's blank genome: "
+        "material (every piece weight equal, no mobility), pvt (zero tables, standard "
+        "material) or genetic (the hand-set genome)", "kind", choices=KINDS),
+    Key("start", "choice", "the first numbers: given (the start genome's), zero, or random "
+        "(each within five steps of the start genome's)", "start", choices=STARTS),
+    Key("evolve", "words", "which numbers evolve: all, or groups separated by commas "
+        "(material, tables, mobility, a table such as 'pawn mg', a gene's name)", "evolve"),
+    Key("optimiser", "choice", "cma-es (pycma) or ga (the project's genetic algorithm)",
+        "optimiser", choices=OPTIMISERS),
+    Key("population", "int", "genomes a generation (0: CMA-ES's own default, 4 + 3 ln n; "
+        "32 for the ga)", "population", 0),
+    Key("generations", "int", "stop after this many generations", "generations", 1),
+    Key("sigma", "float", "the first step, in each number's steps (CMA-ES's sigma0; the ga's "
+        "mutation size)", "sigma", 0),
+    Key("mutation rate", "float", "ga: the share of a child's numbers that mutate",
+        "mutation_rate", 0, hi=1),
+    Key("tournament size", "int", "ga: genomes drawn to pick each parent", "tournament_size", 1),
+    Key("elite", "int", "ga: the best genomes copied into the next generation unchanged",
+        "elite", 0),
+    *POSITION_KEYS,
+    Key("validation games", "int", "every validation interval, the best genome so far plays "
+        "this many games against the start genome (0: none)", "validation_games", 0),
+    Key("validation interval", "int", "generations between validation matches (also the "
+        "champion's games' clock: champion interval counts generations here)",
+        "validation_interval", 1),
+    Key("validation time", "float", "seconds per side in validation and champion games",
+        "validation_time", 0.01),
+    Key("validation increment", "float", "seconds added per move in those games",
+        "validation_increment", 0),
+    Key("maximum simultaneous games", "int", "worker processes: scoring jobs and games at once",
+        "workers", 1),
+]
+
+
+@dataclass
+class EvolveConfig(PositionSettings, CommonSettings):
+    path: str
+    run_file: Path
+    initial_genomes: Path | None = None
+    kind: str | None = None
+    start: str = "given"
+    evolve: list[str] = field(default_factory=lambda: ["all"])
+    optimiser: str = "cma-es"
+    population: int = 0
+    generations: int = 300
+    sigma: float = 1.0
+    mutation_rate: float = 0.05
+    tournament_size: int = 3
+    elite: int = 1
+    validation_games: int = 0
+    validation_interval: int = 10
+    validation_time: float = 1.0
+    validation_increment: float = 0.01
+    workers: int = 2
+    method = "evolve"
+
+    def companion(self, suffix: str) -> Path:
+        return Path(f"{self.run_file}{suffix}")
+
+
+def check_evolve(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
+    if "positions" not in values:
+        raise ConfigError(f"{path}: missing key: positions (the labelled set to evolve on)")
+    if ("initial genomes" in values) == ("kind" in values):
+        where = lines.get("kind") or lines.get("initial genomes")
+        raise ConfigError(f"{path}{':' + str(where) if where else ''}: give the start genome "
+                          f"(initial genomes = FILE) or a kind to start blank (kind = "
+                          f"{' | '.join(KINDS)}), one of the two")
+    if values.get("labels") == "mix" and "mentor weight" not in values:
+        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'mentor weight' "
+                          f"(the result loss's share)")
+
+
+def blank_genome(kind: str):
+    """The start genome of `kind = ...`: every piece equal, zero tables, hand-set genes."""
+    if kind == "material":
+        return MaterialGenome(0, [1.0] * 6 + [0.0])
+    if kind == "pvt":
+        return PvtGenome(0, [0] * N_VALUES, STANDARD_MATERIAL)
+    return hand_set_genome().copy(0)
+
+
+# ------------------------------------------------------------------ the ga's operators
+
+def tournament(rng: np.random.Generator, losses: np.ndarray, size: int) -> int:
+    """The lowest loss of `size` genomes drawn with replacement."""
+    drawn = rng.integers(0, len(losses), size)
+    return int(drawn[np.argmin(losses[drawn])])
+
+
+def uniform_crossover(rng: np.random.Generator, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each number from either parent with equal chance."""
+    return np.where(rng.random(len(a)) < 0.5, a, b)
+
+
+def gaussian_mutation(rng: np.random.Generator, x: np.ndarray, rate: float, size: float) -> np.ndarray:
+    """A share `rate` of the numbers (at least one) moved by N(0, size); x is in steps."""
+    chosen = rng.random(len(x)) < rate
+    chosen[rng.integers(len(x))] = True
+    return x + chosen * rng.normal(0.0, size, len(x))
+
+
+def next_generation(rng: np.random.Generator, population: np.ndarray, losses: np.ndarray,
+                    size: int, elite: int, tournament_size: int, rate: float, sigma: float) -> np.ndarray:
+    """The ga's step: the `elite` best kept, the rest children of tournament winners."""
+    order = np.argsort(losses, kind="stable")
+    children = [population[i].copy() for i in order[:elite]]
+    while len(children) < size:
+        a = population[tournament(rng, losses, tournament_size)]
+        b = population[tournament(rng, losses, tournament_size)]
+        children.append(gaussian_mutation(rng, uniform_crossover(rng, a, b), rate, sigma))
+    return np.array(children)
+
+
+class GeneticAlgorithm:
+    """ask/tell, like pycma's CMAEvolutionStrategy, over vectors in steps from the start."""
+
+    def __init__(self, dimension: int, size: int, sigma: float, rate: float, elite: int,
+                 tournament_size: int, seed: int, lo: np.ndarray, hi: np.ndarray):
+        self.rng = np.random.default_rng(seed)
+        self.size, self.sigma, self.rate = size, sigma, rate
+        self.elite, self.tournament_size = elite, tournament_size
+        self.lo, self.hi = lo, hi
+        first = self.rng.normal(0.0, sigma, (size, dimension))
+        first[0] = 0.0                              # the start genome itself
+        self.population = np.clip(first, lo, hi)
+
+    def ask(self) -> np.ndarray:
+        return self.population.copy()
+
+    def tell(self, population, losses) -> None:
+        children = next_generation(self.rng, np.asarray(population), np.asarray(losses), self.size,
+                                   self.elite, self.tournament_size, self.rate, self.sigma)
+        self.population = np.clip(children, self.lo, self.hi)
+
+
+def cma_strategy(dimension: int, size: int, sigma: float, seed: int, lo: np.ndarray, hi: np.ndarray):
+    try:
+        import cma
+    except ImportError:
+        raise ConfigError('optimiser = cma-es needs pycma: pip install cma (or "genchess[tune]")') from None
+    options = {"seed": seed % (2**31 - 1) + 1, "bounds": [list(lo), list(hi)], "verbose": -9,
+               "CMA_diagonal": dimension > DIAGONAL_ABOVE, "maxiter": 10**9}
+    if size:
+        options["popsize"] = size
+    return cma.CMAEvolutionStrategy(np.zeros(dimension), sigma, options)
+
+
+# ------------------------------------------------------------------ the run
+
+class EvolveTrainer(Run):
+    def __init__(self, config: EvolveConfig, out=print, executor_factory=None, progress=True):
+        self.generation = 0                         # generations complete
+        super().__init__(config, out, executor_factory, progress)
+        from genchess.fitness.positions import load_positions
+        from genchess.fitness.scoring import fitted_labels
+        cfg = config
+        self.start_genome = self.read_start()
+        self.spec = self.start_genome.number_spec()
+        try:
+            self.evolving = self.spec.indices(cfg.evolve)
+        except KeyError as e:
+            raise ConfigError(f"{cfg.path}: evolve: {e.args[0]}") from None
+        positions = load_positions(cfg.positions)
+        for warning in positions.warnings[:5]:
+            out(f"warning: {warning}")
+        try:
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.mentor_weight)
+        except ValueError as e:
+            raise ConfigError(f"{cfg.path}: labels: {e} ({cfg.positions})") from None
+        self.set_size = len(positions)
+
+    @property
+    def run_file(self) -> Path:
+        return self.config.run_file
+
+    @property
+    def games_played(self) -> int:
+        """The champion's clock here: generations (the method plays no games to evolve)."""
+        return self.generation
+
+    def read_start(self):
+        cfg = self.config
+        if cfg.kind is not None:
+            return blank_genome(cfg.kind)
+        from genchess.genome import GenomeError
+        from genchess.train.registry import genome_to_play
+        try:
+            return genome_to_play(cfg.initial_genomes).copy(0)
+        except GenomeError as e:
+            raise ConfigError(f"initial genomes: {e}") from None
+
+    # ------------------------------------------------------------ vectors
+
+    def full(self, scaled: np.ndarray) -> np.ndarray:
+        """Whole number vectors from the optimiser's (in steps from the start, evolving numbers only)."""
+        scaled = np.atleast_2d(scaled)
+        vectors = np.tile(self.origin, (len(scaled), 1))
+        vectors[:, self.evolving] += scaled * self.spec.step[self.evolving]
+        return self.spec.legal(vectors)
+
+    def first_numbers(self) -> np.ndarray:
+        cfg, spec = self.config, self.spec
+        numbers = self.start_genome.numbers()
+        if cfg.start == "zero":
+            numbers[self.evolving] = 0.0
+        elif cfg.start == "random":
+            rng = np.random.default_rng(self.seed)
+            numbers[self.evolving] += rng.uniform(-RANDOM_SPAN, RANDOM_SPAN, len(self.evolving)) \
+                * spec.step[self.evolving]
+        return spec.legal(numbers)
+
+    def new_optimiser(self):
+        cfg, spec, ix = self.config, self.spec, self.evolving
+        lo = (spec.lo[ix] - self.origin[ix]) / spec.step[ix]
+        hi = (spec.hi[ix] - self.origin[ix]) / spec.step[ix]
+        if cfg.optimiser == "ga":
+            return GeneticAlgorithm(len(ix), cfg.population or 32, cfg.sigma, cfg.mutation_rate,
+                                    cfg.elite, cfg.tournament_size, self.seed, lo, hi)
+        return cma_strategy(len(ix), cfg.population, cfg.sigma, self.seed, lo, hi)
+
+    # ------------------------------------------------------------ files
+
+    def open(self) -> None:
+        cfg = self.config
+        state_path = cfg.companion("_state.pickle")
+        if state_path.exists():
+            self.resume(state_path)
+        else:
+            if cfg.run_file.exists() and cfg.run_file.stat().st_size:
+                raise ConfigError(f"{cfg.run_file}: holds records but {state_path} is missing: "
+                                  f"not resumable (move the records away to start afresh)")
+            self.origin = self.first_numbers()
+            self.optimiser = self.new_optimiser()
+            self.best = self.origin.copy()
+            self.best_loss = math.inf
+            self.written = 0                        # generations already in the records
+            self.validated: set[int] = set()
+            self.np_state = np.random.get_state()
+            self.start_genome = self.start_genome.with_numbers(self.origin, 0)
+            write_atomically(cfg.companion("_start.genome"),
+                             f"# GenChess evolve: the start genome of {cfg.run_file}\n"
+                             + self.start_genome.to_text())
+        self.records = AppendFile(cfg.run_file)
+        self.genomes_out = AppendFile(cfg.companion("_genomes.txt"))
+        if self.generation == 0 and not self.written:
+            self.records.write(self.header())
+        self.bar = self.progress_bar("evolve", cfg.generations, unit="generation")
+        if self.bar is not None:
+            self.bar.update(self.generation)
+        self.out(f"{'Resuming' if self.generation else 'New'} evolve run {cfg.run_file}: "
+                 f"{self.start_genome.KIND} genome, {len(self.evolving)} numbers, "
+                 f"{cfg.optimiser}, {self.set_size} positions (K {self.labels.k_result:.3f}), "
+                 f"generation {self.generation}")
+
+    def header(self) -> str:
+        cfg, labels = self.config, self.labels
+        k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
+        return (f"{EVOLVE_HEADER}: kind {self.start_genome.KIND}; numbers {len(self.evolving)} "
+                f"({', '.join(cfg.evolve)}); optimiser {cfg.optimiser}; positions {cfg.positions} "
+                f"({self.set_size}, held out {cfg.held_out:g}); labels {labels.kind}"
+                f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; "
+                f"start {cfg.start}; seed {self.seed}\n")
+
+    def resume(self, state_path: Path) -> None:
+        cfg = self.config
+        with open(state_path, "rb") as f:
+            state = pickle.load(f)
+        if state["numbers"] != len(self.spec) or list(state["evolving"]) != list(self.evolving):
+            raise ConfigError(f"{state_path}: a run of {state['numbers']} numbers "
+                              f"({len(state['evolving'])} evolving), not this configuration's")
+        for key in ("generation", "origin", "optimiser", "best", "best_loss", "seed", "validated",
+                    "np_state"):
+            setattr(self, key, state[key])
+        self.start_genome = self.start_genome.with_numbers(self.origin, 0)
+        # What a killed run wrote after its last state: cut a torn tail, and count the
+        # generations already recorded so their replay does not write them again.
+        self.written = self.generation
+        for path, is_end in ((cfg.run_file, lambda line: True),
+                             (cfg.companion("_genomes.txt"), is_pool_record_end)):
+            if path.exists():
+                text = path.read_text(encoding="utf-8")
+                good, torn = split_complete(path, text, is_end)
+                if torn is not None:
+                    self.out(f"warning: {torn.describe()}")
+                    set_aside(torn)
+        if cfg.run_file.exists():
+            recorded = [int(line.split()[1].rstrip(":")) for line in
+                        cfg.run_file.read_text(encoding="utf-8").splitlines()
+                        if line.startswith("generation ")]
+            self.written = max(recorded, default=0)
+
+    def save_state(self) -> None:
+        state = {"generation": self.generation, "origin": self.origin, "optimiser": self.optimiser,
+                 "best": self.best, "best_loss": self.best_loss, "seed": self.seed,
+                 "validated": self.validated, "np_state": self.np_state,
+                 "numbers": len(self.spec), "evolving": list(self.evolving)}
+        path = self.config.companion("_state.pickle")
+        temporary = path.with_name(path.name + ".tmp")
+        with open(temporary, "wb") as f:
+            pickle.dump(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+
+    def close(self) -> None:
+        self.close_bar()
+        self.records.close()
+        self.genomes_out.close()
+
+    # ------------------------------------------------------------ one generation
+
+    def finished(self) -> str | None:
+        if self.generation >= self.config.generations:
+            return f"{self.config.generations} generations done"
+        return None
+
+    def score(self, executor, vectors: np.ndarray, parts=("train",)) -> dict[str, np.ndarray]:
+        from genchess.fitness.scoring import ScoreJob, score_population
+        cfg = self.config
+        job = ScoreJob(str(cfg.positions), self.labels, cfg.held_out, self.start_genome.to_text(),
+                       vectors, parts)
+        return score_population(executor, self.workers, job)
+
+    def step(self, executor, deadline) -> str | None:
+        started = time.monotonic()
+        # pycma draws from numpy's global generator: it is part of the run's state.
+        np.random.set_state(self.np_state)
+        scaled = np.asarray(self.optimiser.ask())
+        self.np_state = np.random.get_state()
+        vectors = self.full(scaled)
+        losses = self.score(executor, vectors)["train"]
+        np.random.set_state(self.np_state)
+        self.optimiser.tell(list(scaled), list(losses))
+        self.np_state = np.random.get_state()
+        i = int(np.argmin(losses))
+        improved = losses[i] < self.best_loss
+        if improved:
+            self.best, self.best_loss = vectors[i].copy(), float(losses[i])
+        held = float(self.score(executor, vectors[i:i + 1], ("held-out",))["held-out"][0])
+        self.generation += 1
+        g = self.generation
+        if g > self.written:
+            self.records.write(f"generation {g}: loss {losses[i]:.7f} held-out {held:.7f} "
+                               f"mean {float(np.mean(losses)):.7f} best-so-far {self.best_loss:.7f} "
+                               f"seconds {time.monotonic() - started:.2f}\n")
+            self.genomes_out.write(self.start_genome.with_numbers(vectors[i], g).to_text())
+            self.written = g
+        if improved:
+            write_atomically(self.config.companion("_best.genome"), self.best_text())
+        self.validate(executor)
+        self.save_state()
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(loss=f"{losses[i]:.5f}", held_out=f"{held:.5f}")
+        if not self.config.quiet or g % 10 == 0:
+            self.say(f"generation {g}/{self.config.generations}: loss {losses[i]:.6f} "
+                     f"(held-out {held:.6f}), best {self.best_loss:.6f}, "
+                     f"{time.monotonic() - started:.1f} s")
+        return None
+
+    def best_genome(self, genome_id: int | None = None) -> Genome:
+        return self.start_genome.with_numbers(self.best, self.generation if genome_id is None else genome_id)
+
+    def best_text(self) -> str:
+        cfg = self.config
+        lines = [f"GenChess evolve: the lowest training loss of {cfg.run_file} after generation "
+                 f"{self.generation}: {self.best_loss:.7f}",
+                 f"positions {cfg.positions}, labels {self.labels.kind}, optimiser {cfg.optimiser}, "
+                 f"numbers {', '.join(cfg.evolve)}, start {cfg.start}, seed {self.seed}"]
+        return "".join(f"# {line}\n" for line in lines) + self.best_genome().to_text()
+
+    # ------------------------------------------------------------ games decide
+
+    def validate(self, executor) -> None:
+        cfg, g = self.config, self.generation
+        if not cfg.validation_games or g % cfg.validation_interval or g in self.validated:
+            return
+        best, start = self.best_genome(), self.start_genome
+        openings = self.champion_openings()
+        tally = Tally()
+        jobs = {}
+        for n in range(cfg.validation_games):
+            white, black = (best, start) if n % 2 == 0 else (start, best)
+            job = self.champion_job(white, black, openings[(n // 2) % len(openings)])
+            jobs[n] = job
+        futures = {executor.submit(play_job, job): n for n, job in jobs.items()}
+        for future in executors.as_completed(futures):
+            n = futures[future]
+            tally.add(future.result().record.result, white=n % 2 == 0, pair=n // 2)
+        s = tally.stats
+        estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
+        self.records.write(f"validation {g}: best vs start +{s.wins} ={s.draws} -{s.losses} "
+                           f"games {s.games} elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
+                           f"high {estimate.high:+.1f}\n")
+        self.validated.add(g)
+        self.say(f"validation after generation {g}: best vs start +{s.wins} ={s.draws} -{s.losses}, "
+                 f"Elo {format_elo(estimate)}")
+
+    def champion_candidate(self, first: bool) -> tuple[Genome, str]:
+        if first:
+            return self.start_genome, "the start genome"
+        return self.best_genome(), f"the lowest loss after generation {self.generation}"
+
+    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        cfg = self.config
+        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(),
+                       fen, cfg.validation_time, cfg.search, increment=cfg.validation_increment)
+
+    def champion_openings(self) -> list[str | None]:
+        if self.openings:
+            return self.openings
+        from genchess.train.scaffold import start_positions
+        return start_positions(Path(__file__).resolve().parent.parent / "data" / "openings.epd")
+
+    # ------------------------------------------------------------ ends
+
+    def on_disk(self) -> str:
+        return (f"Generations 1 to {self.generation} are in {self.config.run_file}; run the same "
+                f"command to resume.")
+
+    def report(self, wall: float) -> None:
+        cfg = self.config
+        self.out(f"Best training loss {self.best_loss:.6f} after {self.generation} generations: "
+                 f"{cfg.companion('_best.genome')} (genchess --genome plays it). Games decide: "
+                 f"genchess match genchess:{cfg.companion('_best.genome')} "
+                 f"genchess:{cfg.companion('_start.genome')} --tc 10+0.1 --sprt")
+
+
+METHOD = Method(
+    name="evolve",
+    summary="any genome kind's numbers tuned on a labelled position set (the Texel loss) by "
+            "CMA-ES or a genetic algorithm, validated by games",
+    keys=EVOLVE_KEYS, config=EvolveConfig, trainer=EvolveTrainer, check=check_evolve,
+    files="<run file> (losses per generation, validation matches), <run file>_genomes.txt "
+          "(each generation's best), <run file>_best.genome (genchess --genome plays it), "
+          "<run file>_start.genome, <run file>_state.pickle (the optimiser's state)")
