@@ -77,6 +77,7 @@ def test_each_optimiser_finds_the_usual_order_from_equal_weights(tmp_path, label
     first, last = (float(line.split()[3]) for line in (lines[0], lines[-1]))
     assert last < first - 0.01, (first, last)
     best = genome_to_play(tmp_path / "run.txt")
+    assert best == genome_to_play(tmp_path / "run.txt_best.genome")     # a genome file, not a run
     pawn, knight, bishop, rook, queen = (best.weights[i] / best.weights[0] for i in range(5))
     assert pawn < knight and pawn < bishop and max(knight, bishop) < rook < queen, best.weights
     assert read_genomes(tmp_path / "run.txt_genomes.txt")[-1].id == 30

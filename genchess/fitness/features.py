@@ -88,7 +88,8 @@ class PvtFeatures:
     def __init__(self, template: PvtGenome, positions):
         from scipy import sparse
         self.template = template
-        rows, cols, data = [], [], []
+        empty = np.zeros(0, dtype=np.int64)
+        rows, cols, data = [empty], [empty], [empty]       # (an empty set has no rows)
         n = len(positions)
         for start in range(0, n, CHUNK):
             on = occupancy(positions.pieces[start:start + CHUNK])      # [m, 12, 64]

@@ -326,7 +326,7 @@ class EvolveTrainer(Run):
     def header(self) -> str:
         cfg, labels = self.config, self.labels
         k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
-        return (f"{EVOLVE_HEADER}: kind {self.start_genome.KIND}; numbers {len(self.evolving)} "
+        return (f"{EVOLVE_HEADER} kind {self.start_genome.KIND}; numbers {len(self.evolving)} "
                 f"({', '.join(cfg.evolve)}); optimiser {cfg.optimiser}; positions {cfg.positions} "
                 f"({self.set_size}, held out {cfg.held_out:g}); labels {labels.kind}"
                 f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; "

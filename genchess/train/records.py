@@ -197,7 +197,7 @@ def count_wins(games_path: str | Path) -> Counter:
     return wins
 
 
-EVOLVE_HEADER = "# GenChess evolve"      # the first line of an evolve run's records
+EVOLVE_HEADER = "# GenChess evolve run:"     # the first line of an evolve run's records
 
 
 def best_genome(path: Path, genome_id: int | None) -> Genome | None:
