@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
 controls while running:
   Ctrl-Z  (gene pool) pause after the games in progress are finished and written (fg continues)
   Ctrl-C  stop at once; every finished game (gene pool, kendall-whitwell) or generation
-          (multi-niche crowding) is already on disk
+          (multi-niche crowding, evolve) is already on disk
 
 files:
 {files}
