@@ -21,8 +21,8 @@ distributed = pytest.importorskip("distributed", reason='needs pip install "genc
 pytest.importorskip("cryptography", reason='needs pip install "genchess[cluster]"')
 
 from genchess.parallel import certs, executors                   # noqa: E402
-from train_helpers import (DaskProcesses, certs_command, check_run_files, run,  # noqa: E402
-                           train_command, write_config)
+from train_helpers import (DaskProcesses, certs_command, check_run_files,  # noqa: E402
+                           client_security, run, train_command, write_config)
 
 POPULATION, POOLS, SWAP = 4, 2, 4
 
@@ -219,3 +219,32 @@ def test_a_plain_scheduler_off_this_machine_gets_one_warning_line(monkeypatch):
         f"every worker and read or change the games on the way; use TLS (genchess-cluster-certs "
         f"DIR, then tls://, see docs/cluster.md)")
     assert playing.startswith(f"Playing on the dask cluster at {address}")
+
+
+# ------------------------------------------------------------------ results are checked
+
+def test_a_game_refused_from_one_worker_is_played_on_another(cluster, files):
+    """One worker sends every game back with a result of its own making; the scheduler
+    says which worker sent it, and the game is played again on the other."""
+    from genchess.parallel.replay import result_problem
+    from genchess.parallel.worker import play_job
+    from test_game_replay import fixed_depth_job
+
+    ours = files["ours"]
+    tls = executors.TlsFiles(ours.ca, *ours.client)
+    with distributed.Client(cluster, security=client_security(ours), set_as_default=False) as client:
+        workers = sorted(client.scheduler_info()["workers"])
+    liar = workers[0]
+    # A lambda travels by value, so the workers need nothing of this test module.
+    lying = (lambda job, liar=liar: (lambda r: __import__("dataclasses").replace(
+        r, record=__import__("dataclasses").replace(r.record, result="2-0")))(play_job(job))
+        if __import__("distributed").get_worker().address == liar else play_job(job))
+    job = fixed_depth_job()
+    lines: list[str] = []
+    with executors.open_executor(cluster, 2, out=lines.append, tls=tls) as executor:
+        result = executor.submit(lying, job, workers=[liar]).result(120)
+    assert result_problem(result, job) is None and result.record.result != "2-0"
+    refusals = [line for line in lines if line.startswith("Refused")]
+    assert refusals == [f"Refused game 1-2 of round 1 from {liar}: the result '2-0' is none of "
+                        f"1-0, 0-1, 1/2-1/2; playing it again"]
+

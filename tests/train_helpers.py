@@ -175,6 +175,14 @@ def wait_for(condition, timeout: float, what: str, proc: Background | None = Non
                          + (f"\n{proc.output()}" if proc else ""))
 
 
+def client_security(files):
+    """dask's Security for a client holding the trainer's pair of certs.ClusterFiles."""
+    import distributed
+    cert, key = files.client
+    return distributed.Security(tls_ca_file=str(files.ca), tls_client_cert=str(cert),
+                                tls_client_key=str(key), require_encryption=True)
+
+
 class DaskProcesses:
     """`dask scheduler` and `dask worker --nthreads 1 --nworkers N`, as docs/cluster.md
     starts them, each in its own session so a test can kill exactly one of them.
@@ -203,11 +211,7 @@ class DaskProcesses:
 
     def client(self):
         import distributed
-        security = None
-        if self.tls is not None:
-            cert, key = self.tls.client
-            security = distributed.Security(tls_ca_file=str(self.tls.ca), tls_client_cert=str(cert),
-                                            tls_client_key=str(key), require_encryption=True)
+        security = client_security(self.tls) if self.tls is not None else None
         return distributed.Client(self.address, set_as_default=False, timeout=30, security=security)
 
     def close(self):

@@ -17,6 +17,9 @@ genchess-cluster-certs, `TlsFiles`): a dask scheduler runs whatever its clients
 submit on every worker, so on a network the only safe scheduler is one that
 admits nobody without a key pair its CA signed. A plain `tcp://` address that
 leaves this machine still works, with a warning (`stays_on_this_machine`).
+Whatever the executor, every game that comes back is replayed (replay.py) before
+the caller sees it; a refused one is played again, so a broken or tampered worker
+cannot put a game into the run's files.
 
 Faults, as a trainer sees them:
 - `ClusterError` (a ValueError): the cluster cannot be used as asked (dask missing,
@@ -24,7 +27,8 @@ Faults, as a trainer sees them:
   a TLS file missing, expired or not the cluster's, TLS on one side only).
   Report the one-line message and exit 2, as for a bad configuration.
 - `ExecutorLost`: mid-run, games can no longer be played (the scheduler went away,
-  a local worker process died). Every finished game is already on disk: report the
+  a local worker process died, one game's result was refused MAX_REFUSALS times).
+  Every finished game is already on disk: report the
   one-line message, stop, and let the same command resume from the files.
 - Ctrl-C: inside `open_executor`'s block it is held and raised as KeyboardInterrupt
   at a safe point, between two games (`completed`, `wait_first`, `as_completed`),
@@ -60,6 +64,7 @@ CONNECT_SECONDS = 20          # to reach the scheduler
 WORKER_WAIT_SECONDS = 60      # for the first worker to join a scheduler that has none
 PARENT_POLL_SECONDS = 0.5     # how often a local worker checks that its trainer lives
 POLL_SECONDS = 0.5            # completed(): how often the caller's pause/stop is looked at
+MAX_REFUSALS = 3              # refused results of one game before the run stops
 PROBE_SECONDS = 5             # to tell whether a scheduler that hung up on us speaks TLS
 
 SCHEDULER_HELP = ("tcp://HOST:PORT or tls://HOST:PORT (a running dask scheduler) "
@@ -453,34 +458,71 @@ def _mismatch(worker: str, theirs: str, ours: str) -> str:
             f"install the same version on every worker")
 
 
+class _Submission:
+    """One submit(): what to send again when its result is refused, and where it is now."""
+
+    def __init__(self, fn, args, kwargs, outer: cf.Future, job):
+        self.fn, self.args, self.kwargs, self.outer = fn, args, kwargs, outer
+        self.job = job                  # the GameJob whose result is checked, or None
+        self.inner: cf.Future | None = None
+        self.refused: list[str] = []    # the workers (or "") whose results were refused
+
+
 class GameExecutor(cf.Executor):
     """Any executor, its futures failing with ExecutorLost instead of the executor's
-    own fault types (BrokenProcessPool, dask's cancellation when the scheduler goes)."""
+    own fault types (BrokenProcessPool, dask's cancellation when the scheduler goes),
+    and every game it returns checked.
 
-    def __init__(self, inner: cf.Executor, lost: str, wrap=None):
+    A submission whose first argument is a GameJob must come back as a GameResult
+    of that job which replay.result_problem accepts. One that does not is never
+    passed on: a line says why (and which worker sent it, where the executor knows),
+    and the game is played again, away from the workers that sent refused results
+    where there are others; MAX_REFUSALS refusals of one game end it as ExecutorLost.
+    Checks run on a thread of their own: the inner executor's thread, which relays
+    every result (dask's event loop, the process pool's manager), is never kept
+    waiting on a replay or blocked in a submit from inside its own callback."""
+
+    def __init__(self, inner: cf.Executor, lost: str, wrap=None, out: Callable[[str], None] = print,
+                 placement=None):
         self.inner = inner
         self.lost = lost              # the message of ExecutorLost
         self.wrap = wrap              # (fn, args) -> (fn, args) for every submission
+        self.out = out                # where a refused result is reported
+        self.placement = placement    # dask: which worker ran a future, and how to avoid it
         self.closing = False
+        self.checker = cf.ThreadPoolExecutor(1, thread_name_prefix="genchess-replay")
 
     def submit(self, fn, /, *args, **kwargs):
+        from genchess.parallel.worker import GameJob
+        outer = cf.Future()
+        job = args[0] if args and isinstance(args[0], GameJob) else None
+        state = _Submission(fn, args, kwargs, outer, job)
+        outer.add_done_callback(lambda f: f.cancelled() and state.inner is not None
+                                and state.inner.cancel())
+        self._send(state)
+        return outer
+
+    def _send(self, state: _Submission) -> None:
+        fn, args = state.fn, state.args
         if self.wrap:
             fn, args = self.wrap(fn, args)
+        kwargs = dict(state.kwargs)
+        if state.refused and self.placement is not None:
+            kwargs.update(self.placement.elsewhere(state.refused))
         try:
             inner = self.inner.submit(fn, *args, **kwargs)
         except cf.BrokenExecutor as e:     # broke between two games: no future to fail
             raise ExecutorLost(f"{self.lost} ({e})") from None
-        outer = cf.Future()
-        outer.add_done_callback(lambda f: f.cancelled() and inner.cancel())
-        inner.add_done_callback(lambda f: self._relay(f, outer))
-        return outer
+        state.inner = inner
+        inner.add_done_callback(lambda f: self._relay(f, state))
 
-    def _relay(self, inner: cf.Future, outer: cf.Future) -> None:
+    def _relay(self, inner: cf.Future, state: _Submission) -> None:
         # Runs in the executor's own thread; the caller may cancel `outer` meanwhile.
         with contextlib.suppress(cf.InvalidStateError):
-            self._settle(inner, outer)
+            self._settle(inner, state)
 
-    def _settle(self, inner: cf.Future, outer: cf.Future) -> None:
+    def _settle(self, inner: cf.Future, state: _Submission) -> None:
+        outer = state.outer
         if outer.done():
             return
         if inner.cancelled():
@@ -497,12 +539,84 @@ class GameExecutor(cf.Executor):
             outer.set_exception(ExecutorLost(f"{self.lost} ({error})"))
         elif error is not None:
             outer.set_exception(error)
-        else:
+        elif state.job is None:
             outer.set_result(inner.result())
+        else:
+            try:
+                self.checker.submit(self._check, inner, state)
+            except RuntimeError:            # shut down: nobody waits for this game now
+                outer.cancel()
+                outer.set_running_or_notify_cancel()
+
+    def _check(self, inner: cf.Future, state: _Submission) -> None:
+        from genchess.parallel.replay import result_problem
+        with contextlib.suppress(cf.InvalidStateError):
+            result = inner.result()
+            problem = result_problem(result, state.job)
+            if problem is None:
+                state.outer.set_result(result)
+                return
+            worker = self.placement.worker_of(inner) if self.placement is not None else None
+            state.refused.append(worker or "")
+            job = state.job
+            game = f"game {job.white_id}-{job.black_id} of round {job.round}"
+            if len(state.refused) >= MAX_REFUSALS:
+                state.outer.set_exception(ExecutorLost(
+                    f"{len(state.refused)} results of {game} were refused, the last because "
+                    f"{problem} (a broken or tampered worker?)"))
+                return
+            self.out(f"Refused {game} from {worker or 'a worker'}: {problem}; playing it again")
+            if state.outer.done() or self.closing:
+                return
+            try:
+                self._send(state)
+            except (ExecutorLost, RuntimeError) as e:   # (RuntimeError: shut down meanwhile)
+                state.outer.set_exception(e if isinstance(e, ExecutorLost) else ExecutorLost(self.lost))
 
     def shutdown(self, wait=True, *, cancel_futures=False):
         self.closing = self.closing or cancel_futures or not wait
         self.inner.shutdown(wait=wait)
+        self.checker.shutdown(wait=wait)
+
+
+class _DaskPlacement:
+    """Where a dask future ran, and submit options that keep a game away from
+    workers: the scheduler's view, never what a worker says of itself."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def worker_of(self, future: cf.Future) -> str | None:
+        task = getattr(future, "dask_future", None)
+        if task is None:
+            return None
+        try:
+            holders = self.client.who_has([task]).get(task.key) or ()
+        except Exception:           # the scheduler may be gone; the game is replayed anyway
+            return None
+        return sorted(holders)[0] if holders else None
+
+    def elsewhere(self, refused: list[str]) -> dict:
+        try:
+            others = sorted(set(self.client.scheduler_info()["workers"]) - set(refused))
+        except Exception:
+            return {}
+        # Loose restrictions: if those workers die the game may still run anywhere.
+        return {"workers": others, "allow_other_workers": True} if others else {}
+
+
+def _cluster_executor(client):
+    """client.get_executor(pure=False), its futures knowing their dask future (for
+    _DaskPlacement); ClientExecutor keeps that link to itself."""
+    from distributed.cfexecutor import ClientExecutor
+
+    class Executor(ClientExecutor):
+        def _wrap_future(self, future):
+            wrapped = super()._wrap_future(future)
+            wrapped.dask_future = future
+            return wrapped
+
+    return Executor(client, pure=False)
 
 
 @contextlib.contextmanager
@@ -521,18 +635,21 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
     """
     if scheduler is None:
         executor = GameExecutor(local_process_pool(workers),
-                                "a local worker process died unexpectedly (killed? out of memory?)")
+                                "a local worker process died unexpectedly (killed? out of memory?)",
+                                out=out)
         try:
             with ctrl_c_at_safe_points():
                 yield executor
         except BaseException:
             executor.closing = True
             stop_now(executor.inner)
+            executor.checker.shutdown(wait=False, cancel_futures=True)
             raise
         executor.shutdown(wait=True)
         return
     with _dask_client(parse_scheduler(scheduler), workers, out, tls) as (client, lost):
-        executor = GameExecutor(client.get_executor(pure=False), lost,
+        executor = GameExecutor(_cluster_executor(client), lost, out=out,
+                                placement=_DaskPlacement(client),
                                 wrap=lambda fn, args: (_versioned, (genchess.__version__, fn, *args)))
         try:
             with ctrl_c_at_safe_points():
@@ -540,6 +657,7 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
         except BaseException:
             executor.closing = True
             executor.inner.shutdown(wait=False)         # cancels the games in flight
+            executor.checker.shutdown(wait=False, cancel_futures=True)
             raise
         executor.shutdown(wait=True)
 
