@@ -197,17 +197,19 @@ class DaskProcesses:
         if tls is not None:
             cert, key = tls.cluster
             options = ["--tls-ca-file", str(tls.ca), "--tls-cert", str(cert), "--tls-key", str(key)]
+        # (dask's HTTP pages listen even without a dashboard: on the loopback, any port)
+        options += ["--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
         host = "tls://127.0.0.1" if tls is not None else "127.0.0.1"
         self.scheduler = subprocess.Popen(
             [sys.executable, "-m", "dask", "scheduler", "--host", host, "--port", "0",
-             "--no-dashboard", "--scheduler-file", str(self.file), *options], **quiet)
+             "--scheduler-file", str(self.file), *options], **quiet)
         wait_for(lambda: self.file.exists() and self.file.stat().st_size, 60, "the scheduler file")
         time.sleep(0.2)
         self.address = json.loads(self.file.read_text())["address"]
         self.workers = subprocess.Popen(
             [sys.executable, "-m", "dask", "worker", self.address, "--nthreads", "1",
-             "--nworkers", str(workers), "--no-dashboard", *options], **quiet)
+             "--nworkers", str(workers), *options], **quiet)
 
     def client(self):
         import distributed

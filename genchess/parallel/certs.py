@@ -133,9 +133,12 @@ def commands(files: ClusterFiles, host: str = "HOST") -> list[str]:
     """The three commands that start a TLS cluster with these files and train on it."""
     (cluster_cert, cluster_key), (client_cert, client_key) = files.cluster, files.client
     cluster_tls = f"--tls-ca-file {files.ca} --tls-cert {cluster_cert} --tls-key {cluster_key}"
+    # dask's HTTP pages (dashboard, metrics, cluster information) are plain HTTP
+    # even on a TLS cluster: on the loopback only (an ssh tunnel reaches them).
     return [
-        f"dask scheduler {cluster_tls} --no-dashboard",
-        f"dask worker tls://{host}:8786 {cluster_tls} --nthreads 1 --nworkers N --no-dashboard",
+        f"dask scheduler {cluster_tls} --dashboard-address 127.0.0.1:8787",
+        f"dask worker tls://{host}:8786 {cluster_tls} --nthreads 1 --nworkers N "
+        f"--dashboard-address 127.0.0.1:0",
         f"genchess-train CONFIG --scheduler tls://{host}:8786 --tls-ca-file {files.ca} "
         f"--tls-cert {client_cert} --tls-key {client_key}",
     ]
