@@ -29,17 +29,7 @@ from genchess.genome import Genome  # noqa: E402
 from genchess.match import play_game  # noqa: E402
 from genchess.parallel.replay import record_problem, result_problem  # noqa: E402
 from genchess.parallel.worker import GameJob, play_job  # noqa: E402
-
-
-class RandomMover:
-    def __init__(self, rng, name):
-        self.rng, self.name = rng, name
-
-    def new_game(self):
-        pass
-
-    def choose_move(self, board, clock):
-        return self.rng.choice(sorted(board.legal_moves()))
+from genchess.players.random_player import RandomPlayer  # noqa: E402
 
 
 def timed(fn, *args, **kwargs):
@@ -71,7 +61,7 @@ def main() -> int:
           f"longest {1000 * max(checks):.2f} ms; {1e6 * sum(checks) / sum(plies):.0f} us per ply")
     print(f"  share of the game's wall time: median {100 * statistics.median(shares):.2f}%, "
           f"largest {100 * max(shares):.2f}%")
-    record = max((play_game(RandomMover(rng, "w"), RandomMover(rng, "b")) for _ in range(50)),
+    record = max((play_game(RandomPlayer(2 * n), RandomPlayer(2 * n + 1)) for n in range(50)),
                  key=lambda r: len(r.moves))
     problem, seconds = timed(record_problem, record, timed=False)
     assert problem is None, problem

@@ -12,7 +12,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import dataclasses
-import random
 import threading
 from collections import Counter
 from random import Random
@@ -26,6 +25,7 @@ from genchess.match import GameRecord, TimeExpired, play_game, TimeControl
 from genchess.parallel import executors
 from genchess.parallel.replay import record_problem, result_problem
 from genchess.parallel.worker import GameJob, GameResult, play_job
+from genchess.players.random_player import RandomPlayer
 from genchess.train.gene_pool import GenePoolTrainer
 from genchess.train.registry import parse_config
 from train_helpers import game_key, read_pgn_games, write_config
@@ -47,22 +47,11 @@ def tampered(game: GameResult, **changes) -> GameResult:
     return dataclasses.replace(game, record=dataclasses.replace(game.record, **changes))
 
 
-class RandomMover:
-    def __init__(self, rng: random.Random, name: str):
-        self.rng, self.name = rng, name
-
-    def new_game(self):
-        pass
-
-    def choose_move(self, board, clock):
-        return self.rng.choice(sorted(board.legal_moves()))
-
-
-class Flagger(RandomMover):
+class Flagger(RandomPlayer):
     """Moves at random, and lets its flag fall on its `at`-th move."""
 
-    def __init__(self, rng, name, at: int):
-        super().__init__(rng, name)
+    def __init__(self, seed: int, at: int):
+        super().__init__(seed)
         self.at, self.moves = at, 0
 
     def choose_move(self, board, clock):
@@ -85,12 +74,11 @@ def test_real_games_pass(played):
 def test_random_games_reach_every_drawn_end_and_pass():
     """Random movers end games by every rule the board has; python-chess and the
     core must agree on each, or the trainer would refuse honest games."""
-    rng = random.Random(7)
     starts = [None, "8/8/8/3k4/8/8/8/3KB3 w - - 95 80", "8/8/4k3/8/8/3K4/8/7Q w - - 0 1",
               "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1"]
     ends = Counter()
     for n in range(80):
-        record = play_game(RandomMover(rng, "w"), RandomMover(rng, "b"), starts[n % len(starts)],
+        record = play_game(RandomPlayer(2 * n), RandomPlayer(2 * n + 1), starts[n % len(starts)],
                            max_plies=400)
         assert record_problem(record, timed=False, max_plies=400) is None, record
         ends[record.termination] += 1
@@ -98,19 +86,18 @@ def test_random_games_reach_every_drawn_end_and_pass():
 
 
 def test_a_flag_fall_passes_with_a_clock_only_and_with_the_result_the_rule_gives():
-    rng = random.Random(3)
-    record = play_game(RandomMover(rng, "w"), Flagger(rng, "b", at=5), control=TimeControl(60))
+    record = play_game(RandomPlayer(1), Flagger(2, at=5), control=TimeControl(60))
     assert record.termination == "time forfeit" and record.result == "1-0"
     assert record_problem(record, timed=True) is None
     assert "without a clock" in record_problem(record, timed=False)
     assert "gives 1-0" in record_problem(dataclasses.replace(record, result="1/2-1/2"), timed=True)
     assert "clock" in record_problem(dataclasses.replace(record, clock=[60.0, 12.0]), timed=True)
     # Losing on time to a rook wins for the rook; to a bare king it is a draw.
-    record = play_game(RandomMover(rng, "w"), Flagger(rng, "b", at=1), "4k3/8/8/8/8/8/8/4K2R b - - 0 1",
+    record = play_game(RandomPlayer(3), Flagger(4, at=1), "4k3/8/8/8/8/8/8/4K2R b - - 0 1",
                        control=TimeControl(60))
     assert (record.result, record.termination) == ("1-0", "time forfeit")
     assert record_problem(record, timed=True) is None
-    record = play_game(Flagger(rng, "w", at=1), RandomMover(rng, "b"), "4k3/8/8/8/8/8/8/4K2R w - - 0 1",
+    record = play_game(Flagger(5, at=1), RandomPlayer(6), "4k3/8/8/8/8/8/8/4K2R w - - 0 1",
                        control=TimeControl(60))
     assert (record.result, record.termination) == ("1/2-1/2", "time forfeit")
     assert record_problem(record, timed=True) is None
