@@ -51,8 +51,8 @@ files:
                              "scheduler key; needs pip install \"genchess[cluster]\")")
     for switch, key, what in TLS_SWITCHES:
         parser.add_argument(switch, metavar="FILE", type=Path,
-                            help=f"{what} for a tls:// scheduler (overrides the key {key}; "
-                                 f"genchess-cluster-certs DIR makes them)")
+                            help=f"{what} for a tls:// scheduler, from genchess-cluster-certs "
+                                 f"DIR (overrides the key {key})")
     parser.add_argument("--export", metavar="DATABASE",
                         help="write a chromosome of this chromosome database as a genome file "
                              "(instead of training)")
