@@ -20,6 +20,7 @@ from genchess.engine import Engine
 from genchess.timeman import Limits
 from genchess_core import Board
 
+MAX_PLIES = 2000            # play_game's default: a game still going then is drawn ("move limit")
 
 
 @dataclass
@@ -260,7 +261,7 @@ class GameRecord:
 def play_game(white: Player, black: Player, start_fen: str | None = None,
               control: TimeControl | None = None,
               on_move: Callable[[Board, str, float, Clock | None], None] | None = None,
-              max_plies: int = 2000, opening_moves: tuple[str, ...] | list[str] = (),
+              max_plies: int = MAX_PLIES, opening_moves: tuple[str, ...] | list[str] = (),
               adjudication: Adjudication | None = None) -> GameRecord:
     """Play one game to its end and return its record. on_move(board, move, seconds
     used, clock) follows every move. `opening_moves` are played first, from

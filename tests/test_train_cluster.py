@@ -18,14 +18,9 @@ worker and losing the scheduler are `slow`.
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
 import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 from random import Random
 
 import pytest
@@ -38,7 +33,7 @@ from genchess.parallel import executors                              # noqa: E40
 from genchess.train.gene_pool import GenePoolTrainer, job_key     # noqa: E402
 from genchess.train.registry import parse_config                  # noqa: E402
 from genchess.parallel.worker import GameJob, play_job               # noqa: E402
-from train_helpers import (Background, check_run_files, complete_games_prefix,  # noqa: E402
+from train_helpers import (Background, DaskProcesses, check_run_files, complete_games_prefix,  # noqa: E402
                            complete_pool_prefix, count_game_starts, game_key, read_pgn_games,
                            run, train_command, wait_for, write_config)
 
@@ -170,37 +165,6 @@ def test_bad_scheduler_values_exit_2_naming_where(tmp_path):
 
 
 # ------------------------------------------------------------------ faults (slow)
-
-class DaskProcesses:
-    """`dask scheduler` and `dask worker --nthreads 1 --nworkers N`, as docs/cluster.md
-    starts them, each in its own session so a test can kill exactly one of them."""
-
-    def __init__(self, directory: Path, workers: int = 2):
-        self.directory = directory
-        self.file = directory / "scheduler.json"
-        self.file.unlink(missing_ok=True)
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
-        self.scheduler = subprocess.Popen(
-            [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
-             "--no-dashboard", "--scheduler-file", str(self.file)], **quiet)
-        wait_for(lambda: self.file.exists() and self.file.stat().st_size, 60, "the scheduler file")
-        time.sleep(0.2)
-        self.address = json.loads(self.file.read_text())["address"]
-        self.workers = subprocess.Popen(
-            [sys.executable, "-m", "dask", "worker", self.address, "--nthreads", "1",
-             "--nworkers", str(workers), "--no-dashboard"], **quiet)
-
-    def client(self):
-        return distributed.Client(self.address, set_as_default=False, timeout=30)
-
-    def close(self):
-        for proc in (self.workers, self.scheduler):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait(30)
-
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_game_loses_and_duplicates_nothing(tmp_path):

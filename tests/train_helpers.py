@@ -9,9 +9,11 @@ that uses them fails when the files and the documented rules disagree.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -88,6 +90,10 @@ def genchess_command(*args: str):
     return _command("genchess", "genchess", *args)
 
 
+def certs_command(*args: str):
+    return _command("genchess-cluster-certs", "genchess.parallel.certs", *args)
+
+
 def run(argv_env, cwd: Path, timeout: float = 180, **kwargs) -> subprocess.CompletedProcess:
     argv, env = argv_env
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
@@ -140,7 +146,6 @@ class Background:
                 "\nstderr:\n" + "\n".join(self.stderr_lines[-30:]))
 
     def kill_group(self) -> None:
-        import signal
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -168,6 +173,56 @@ def wait_for(condition, timeout: float, what: str, proc: Background | None = Non
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}"
                          + (f"\n{proc.output()}" if proc else ""))
+
+
+def client_security(files):
+    """dask's Security for a client holding the trainer's pair of certs.ClusterFiles."""
+    import distributed
+    cert, key = files.client
+    return distributed.Security(tls_ca_file=str(files.ca), tls_client_cert=str(cert),
+                                tls_client_key=str(key), require_encryption=True)
+
+
+class DaskProcesses:
+    """`dask scheduler` and `dask worker --nthreads 1 --nworkers N`, as docs/cluster.md
+    starts them, each in its own session so a test can kill exactly one of them.
+    With `tls` (a certs.ClusterFiles), both get the cluster's files and TLS options."""
+
+    def __init__(self, directory: Path, workers: int = 2, tls=None):
+        self.directory = directory
+        self.file = directory / "scheduler.json"
+        self.file.unlink(missing_ok=True)
+        self.tls = tls
+        options = []
+        if tls is not None:
+            cert, key = tls.cluster
+            options = ["--tls-ca-file", str(tls.ca), "--tls-cert", str(cert), "--tls-key", str(key)]
+        # (dask's HTTP pages listen even without a dashboard: on the loopback, any port)
+        options += ["--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+        host = "tls://127.0.0.1" if tls is not None else "127.0.0.1"
+        self.scheduler = subprocess.Popen(
+            [sys.executable, "-m", "dask", "scheduler", "--host", host, "--port", "0",
+             "--scheduler-file", str(self.file), *options], **quiet)
+        wait_for(lambda: self.file.exists() and self.file.stat().st_size, 60, "the scheduler file")
+        time.sleep(0.2)
+        self.address = json.loads(self.file.read_text())["address"]
+        self.workers = subprocess.Popen(
+            [sys.executable, "-m", "dask", "worker", self.address, "--nthreads", "1",
+             "--nworkers", str(workers), *options], **quiet)
+
+    def client(self):
+        import distributed
+        security = client_security(self.tls) if self.tls is not None else None
+        return distributed.Client(self.address, set_as_default=False, timeout=30, security=security)
+
+    def close(self):
+        for proc in (self.workers, self.scheduler):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(30)
 
 
 # ------------------------------------------------------------------ reading the files

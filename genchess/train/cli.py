@@ -6,10 +6,17 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from pathlib import Path
 
 from genchess.genome import GenomeError
 from genchess.train.config import ConfigError
 from genchess.train.registry import DEFAULT_METHOD, keys_help, methods, parse_config, trainer_for
+
+
+# switch, config key, what: spelled as dask's own scheduler and worker options.
+TLS_SWITCHES = (("--tls-ca-file", "tls ca file", "the cluster's CA certificate (DIR/ca.pem)"),
+                ("--tls-cert", "tls cert", "the trainer's certificate (DIR/client.pem)"),
+                ("--tls-key", "tls key", "the trainer's private key (DIR/client-key.pem)"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,10 +44,15 @@ files:
     parser.add_argument("config", metavar="CONFIG", nargs="?",
                         help="configuration file (see the keys below)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="play the games on a dask.distributed cluster: tcp://HOST:PORT of a "
-                             "running dask scheduler, or local:N for N worker processes on this "
-                             "machine (overrides the scheduler key; needs pip install "
-                             "\"genchess[cluster]\")")
+                        help="play the games on a dask.distributed cluster: tls://HOST:PORT of a "
+                             "running dask scheduler started with TLS (with the three --tls "
+                             "files), tcp://HOST:PORT of one without (on a trusted machine only), "
+                             "or local:N for N worker processes on this machine (overrides the "
+                             "scheduler key; needs pip install \"genchess[cluster]\")")
+    for switch, key, what in TLS_SWITCHES:
+        parser.add_argument(switch, metavar="FILE", type=Path,
+                            help=f"{what} for a tls:// scheduler, from genchess-cluster-certs "
+                                 f"DIR (overrides the key {key})")
     parser.add_argument("--export", metavar="DATABASE",
                         help="write a chromosome of this chromosome database as a genome file "
                              "(instead of training)")
@@ -80,6 +92,10 @@ def main(argv=None) -> int:
                 config.scheduler = parse_scheduler(args.scheduler)
             except ValueError as e:
                 raise ConfigError(f"--scheduler: {e}") from None
+        for switch, _, _ in TLS_SWITCHES:
+            attribute = switch[2:].replace("-", "_")        # the key's attribute too
+            if getattr(args, attribute) is not None:
+                setattr(config, attribute, getattr(args, attribute))
         return trainer_for(config).run()
     except (ConfigError, GenomeError, ClusterError) as e:
         print(f"genchess-train: {e}", file=sys.stderr)

@@ -54,6 +54,14 @@ COMMON_KEYS = [
         "of a running dask scheduler, or local:N for N worker processes on this machine "
         "(needs pip install \"genchess[cluster]\"; genchess-train --scheduler overrides it)",
         "scheduler"),
+    # The names of dask's own options (dask scheduler/worker --tls-ca-file ...), so one
+    # spelling serves the keys, genchess-train's switches and the cluster's commands.
+    Key("tls ca file", "file", "the CA certificate of a TLS cluster (tls://HOST:PORT), from "
+        "genchess-cluster-certs DIR: DIR/ca.pem (--tls-ca-file overrides it)", "tls_ca_file"),
+    Key("tls cert", "file", "the trainer's certificate for a TLS cluster: DIR/client.pem "
+        "(--tls-cert overrides it)", "tls_cert"),
+    Key("tls key", "file", "the private key of tls cert: DIR/client-key.pem (--tls-key overrides it)",
+        "tls_key"),
 ]
 
 # The champion and its SPRT gate (champion.py), in every method.
@@ -98,7 +106,16 @@ class CommonSettings:
     time_limit: float | None = None
     quiet: bool = False
     scheduler: str | None = None
+    tls_ca_file: Path | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
     champion: object = None             # champion.ChampionSettings, or None: no champion
+
+    def tls(self):
+        """The TLS files of a tls:// scheduler (executors.TlsFiles), None without them;
+        ClusterError when only some of the three are given."""
+        from genchess.parallel.executors import TlsFiles
+        return TlsFiles.given(self.tls_ca_file, self.tls_cert, self.tls_key)
 
 
 @dataclass(kw_only=True)

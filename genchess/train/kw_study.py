@@ -313,7 +313,8 @@ def report_text(study, series, tallies, ranking, plots, matches) -> str:
 
 def run_study(study: StudyConfig, out=print, executor_factory=None, progress=True) -> int:
     executor_factory = executor_factory or (
-        lambda workers: executors.open_executor(study.base.scheduler, workers, out=out))
+        lambda workers: executors.open_executor(study.base.scheduler, workers, out=out,
+                                                tls=study.base.tls()))
     study.directory.mkdir(parents=True, exist_ok=True)
     for run in study.runs:
         run.population_file.parent.mkdir(parents=True, exist_ok=True)

@@ -55,7 +55,8 @@ class Run:
         self.out = out
         # workers -> a context manager giving an executor (a plain Executor is one).
         self.executor_factory = executor_factory or (
-            lambda workers: executors.open_executor(config.scheduler, workers, out=out))
+            lambda workers: executors.open_executor(config.scheduler, workers, out=out,
+                                                    tls=config.tls()))
         self.progress = progress
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.openings = start_positions(config.opening_file)
