@@ -149,17 +149,21 @@ def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     (dict(labels="mix"), "needs 'mentor weight'"),
     (dict(optimiser="adam"), "expected one of cma-es, ga"),
     (dict(mentor_weight="1.5"), "must be at most 1"),
+    (dict(kind=None, initial_genomes="{broken}"), "broken.genome:4: material genome: 'Knight' is not"),
 ])
 def test_bad_configurations_are_one_line_and_write_nothing(tmp_path, labelled_set, capsys,
                                                           changes, fragment):
     genome = tmp_path / "start.genome"
     genome.write_text(STANDARD.to_text())
-    changes = {k: (v.format(genome=genome) if isinstance(v, str) else v) for k, v in changes.items()}
+    broken = tmp_path / "broken.genome"
+    broken.write_text(STANDARD.to_text().replace("Knight: 3", "Knight: three"))
+    changes = {k: (v.format(genome=genome, broken=broken) if isinstance(v, str) else v)
+               for k, v in changes.items()}
     config = write_config(tmp_path, labelled_set, **changes)
     assert train_cli.main([str(config)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and fragment in err, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.cfg", "start.genome"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.genome", "run.cfg", "start.genome"]
 
 
 def test_multi_niche_crowding_with_fitness_by_positions(tmp_path, labelled_set):
