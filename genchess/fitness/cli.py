@@ -60,7 +60,9 @@ def add_positions_arguments(p: argparse.ArgumentParser) -> None:
                    help="start positions of the games played (EPD, PGN or UCI moves; default: "
                         "genchess/data/openings.epd)")
     p.add_argument("--random-plies", metavar="N", type=_count, default=2,
-                   help="random legal plies after each opening, so games do not repeat (default 2)")
+                   help="random legal plies after each opening, so games do not repeat (default 2); "
+                        "keep it even: with an odd number one side makes one random move more, and "
+                        "wins far less (3 gave 0-1 in 55%% of games, 1-0 in 31%%)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the random plies and the sampling; each game's randomness is "
                         "keyed by (seed, game number) (default 0)")
