@@ -21,7 +21,7 @@ from genchess.genome import MaterialGenome, load_genome, read_genomes
 from genchess.train import cli as train_cli
 from genchess.train.registry import genome_to_play, parse_config, trainer_for
 from test_fitness_features import random_positions
-from train_helpers import train_command
+from train_helpers import config_text, train_command
 
 STANDARD = MaterialGenome(0, [1, 3, 3, 5, 9, 0, 0])
 
@@ -38,18 +38,12 @@ def labelled_set(tmp_path_factory) -> Path:
     return path
 
 
-def write_config(directory: Path, labelled_set: Path, **keys) -> Path:
-    values = {"method": "evolve", "run file": str(directory / "run.txt"),
-              "positions": str(labelled_set), "kind": "material", "generations": "12",
-              "seed": "5", "output volume": "quiet"}
-    for key, value in keys.items():
-        name = key.replace("_", " ")
-        if value is None:
-            values.pop(name, None)
-        else:
-            values[name] = str(value)
+def write_config(directory: Path, labelled_set: Path, **changes) -> Path:
+    base = {"method": "evolve", "run file": str(directory / "run.txt"),
+            "positions": str(labelled_set), "kind": "material", "generations": "12",
+            "seed": "5", "output volume": "quiet"}
     path = directory / "run.cfg"
-    path.write_text("".join(f"{k} = {v}\n" for k, v in values.items()))
+    path.write_text(config_text(base, **changes))
     return path
 
 
