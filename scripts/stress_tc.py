@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     p.add_argument("--verbose", action="store_true", help="print every finished game")
     args = p.parse_args(argv)
 
-    cutechess, why = tournament.find_manager("cutechess-cli")
+    cutechess, why = tournament.find_manager("cutechess-cli", also_in=(REPO_ROOT.parent / "shared" / "bin",))
     if cutechess is None:
         print(f"stress_tc: {why}", file=sys.stderr)
         return 2
