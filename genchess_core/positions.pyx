@@ -87,7 +87,9 @@ cdef int walk_quiet(SearchState* s, int* score, int* plies, Move* line) noexcept
             return R_CHECK if checked else R_UNRESOLVED
         n = generate_legal(p, moves, GEN_ALL if checked else GEN_CAPTURES)
         for i in range(n):
-            keys[i] = mvv_lva(p, moves[i])
+            # Captures and promotions by MVV-LVA; other evasions keep their generated
+            # order (key 0), so the walk, and the set it makes, is the same as ever.
+            keys[i] = mvv_lva(p, moves[i]) if move_flags(moves[i]) & (FLAG_CAPTURE | FLAG_PROMO) else 0
         found = False
         for i in range(n):
             best = i
