@@ -9,7 +9,6 @@ import pickle
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,7 +20,8 @@ from genchess.genome import MaterialGenome, load_genome, read_genomes
 from genchess.train import cli as train_cli
 from genchess.train.registry import genome_to_play, parse_config, trainer_for
 from test_fitness_features import random_positions
-from train_helpers import config_text, train_command
+from train_helpers import config_text, plot_command, train_command
+from train_helpers import run as run_command
 
 STANDARD = MaterialGenome(0, [1, 3, 3, 5, 9, 0, 0])
 
@@ -127,8 +127,7 @@ def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     records = (tmp_path / "run.txt").read_text()
     assert "validation 2: best vs start" in records and "validation 4: best vs start" in records
     assert (tmp_path / "run.txt_champion.genome").exists()
-    proc = subprocess.run([sys.executable, "-m", "genchess.plot", str(tmp_path / "run.txt")],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_command(plot_command(str(tmp_path / "run.txt")), cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     for name in ("loss.png", "validation.png", "weights.png"):
         assert (tmp_path / "run.txt_plots" / name).read_bytes()[:4] == b"\x89PNG"

@@ -73,3 +73,14 @@ def test_a_genetic_vector_that_breaks_a_gene_rule_is_refused():
     zero_pawn.gene("Piece Strength Gene").values["K"] = 0.0
     with pytest.raises(ValueError, match="all piece values are zero"):
         zero_pawn.with_numbers(vector, 3)
+
+
+def test_the_genome_package_does_not_load_numpy(tmp_path):
+    """Start-up: `genchess --genome FILE uci` reads genomes, and a tuner's numbers
+    (numpy) must not be paid for there."""
+    import subprocess
+    import sys
+    code = "import sys, genchess.genome; print('numpy' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=tmp_path).stdout.strip()
+    assert loaded == "False"

@@ -72,14 +72,16 @@ def test_no_import_statement_points_up(package):
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
-def test_importing_loads_nothing_above(package):
+def test_importing_loads_nothing_above(package, tmp_path):
     modules = modules_of(package)
     code = ("import importlib, sys\n"
             f"for m in {modules!r}:\n"
             "    importlib.import_module(m)\n"
             "print('\\n'.join(sorted(sys.modules)))\n")
+    # Run outside the repository: a clone's source tree (without the built core) on
+    # sys.path would shadow the installed GenChess.
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True).stdout.split()
+                            check=True, cwd=tmp_path).stdout.split()
     bad = [n for n in loaded if breaks(n, FORBIDDEN[package])]
     assert not bad, f"importing {package} loads {bad}"
 

@@ -199,7 +199,10 @@ class DaskProcesses:
             options = ["--tls-ca-file", str(tls.ca), "--tls-cert", str(cert), "--tls-key", str(key)]
         # (dask's HTTP pages listen even without a dashboard: on the loopback, any port)
         options += ["--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
+        # cwd: not the repository, whose source tree (without the built core) would
+        # shadow the installed GenChess for `python -m` in a clone installed without -e.
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True,
+                 "cwd": directory}
         host = "tls://127.0.0.1" if tls is not None else "127.0.0.1"
         self.scheduler = subprocess.Popen(
             [sys.executable, "-m", "dask", "scheduler", "--host", host, "--port", "0",

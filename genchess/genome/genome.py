@@ -11,10 +11,13 @@ Nothing here runs during search: `pack` flattens the genome once, at load time.
 from __future__ import annotations
 
 from random import Random
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, Value
 from .kinds import GenomeError, quote
+
+if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
+    from .numbers import NumberSpec
 
 
 class Genome:
@@ -118,7 +121,7 @@ class Genome:
             tuned += [(gene, v) for v in gene.VALUES if v.key not in left_out]
         return tuned
 
-    def number_spec(self) -> "NumberSpec":
+    def number_spec(self) -> NumberSpec:
         """Every evaluation value of every gene, in file order; a group per gene and
         "material" for the Piece Strength Gene."""
         from .numbers import spec_from

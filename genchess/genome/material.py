@@ -30,10 +30,13 @@ from __future__ import annotations
 
 import math
 from random import Random
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .genes import format_number
 from .kinds import GenomeError, quote, register_kind, time_management_defaults
+
+if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
+    from .numbers import NumberSpec
 
 WEIGHT_NAMES = ("Pawn", "Knight", "Bishop", "Rook", "Queen", "King", "Legal Move")
 BONUS_NAMES = ("Centre Control Bonus", "Advanced Pawn Bonus")
@@ -109,7 +112,7 @@ class MaterialGenome:
     # king (each side has one, so its weight multiplies zero).
     TUNED = (1, 2, 3, 4, 6)
 
-    def number_spec(self) -> "NumberSpec":
+    def number_spec(self) -> NumberSpec:
         """Knight to queen and the legal-move weight, bounds and steps in pawns."""
         from .numbers import spec_from
         pawn = abs(self.weights[0]) or 1.0

@@ -35,9 +35,12 @@ from __future__ import annotations
 
 import re
 from random import Random
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .kinds import GenomeError, quote, register_kind, time_management_defaults
+
+if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
+    from .numbers import NumberSpec
 
 PIECE_KINDS = ("pawn", "knight", "bishop", "rook", "queen", "king")
 # The chromosome's tables, in the paper's order (Table I).
@@ -176,7 +179,7 @@ class PvtGenome:
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=self.material[0] * EVAL_SCALE_CP)
         return params
 
-    def number_spec(self) -> "NumberSpec":
+    def number_spec(self) -> NumberSpec:
         """The 640 table values, then the knight's to the queen's material (the
         pawn's is the unit); whole centipawns."""
         from .numbers import spec_from

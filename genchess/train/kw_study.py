@@ -42,7 +42,7 @@ from genchess.parallel.worker import GameJob, play_job
 from genchess.pgn import pgn_text
 from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.strength.tally import Tally
-from genchess.train.config import (CHAMPION_KEYS, COMMON_KEYS, ConfigError, Key, check_entries,
+from genchess.train.config import (ConfigError, Key, check_entries,
                                    read_entries)
 from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrainer,
                                     average_weights, population_sigma, scaled_to_pawn)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from genchess.train.config import (CHAMPION_KEYS, COMMON_KEYS, CommonSettings, ConfigError, Key,
+from genchess.train.config import (CHAMPION_KEYS, COMMON_KEYS, ConfigError, Key,
                                    check_entries, convert, read_entries)
 
 # method name -> the module that declares its METHOD; the first is the default.
