@@ -119,6 +119,14 @@ def test_kill_9_in_the_middle_then_resume(tmp_path, labelled_set):
     assert without_comments(killed / "run.txt_best.genome") == without_comments(whole / "run.txt_best.genome")
 
 
+def test_the_time_limit_counts_generations_here(tmp_path, labelled_set):
+    config = write_config(tmp_path, labelled_set, generations=10**6, time_limit="2 seconds")
+    lines = []
+    assert trainer_for(parse_config(config), out=lines.append, progress=False).run() == 0
+    assert any(line.startswith("Time limit reached after ") and line.endswith(" generations this run.")
+               for line in lines), lines[-3:]
+
+
 def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     config = write_config(tmp_path, labelled_set, generations=4, validation_games=2,
                           validation_interval=2, validation_time=0.05, champion_interval=2,

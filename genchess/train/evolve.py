@@ -311,6 +311,7 @@ class EvolveTrainer(Run):
             write_atomically(cfg.companion("_start.genome"),
                              f"# GenChess evolve: the start genome of {cfg.run_file}\n"
                              + self.start_genome.to_text())
+        self.first_generation = self.generation
         self.records = AppendFile(cfg.run_file)
         self.genomes_out = AppendFile(cfg.companion("_genomes.txt"))
         if self.generation == 0 and not self.written:
@@ -488,6 +489,9 @@ class EvolveTrainer(Run):
     def on_disk(self) -> str:
         return (f"Generations 1 to {self.generation} are in {self.config.run_file}; run the same "
                 f"command to resume.")
+
+    def done_this_run(self) -> str:
+        return f"{self.generation - self.first_generation} generations"
 
     def report(self, wall: float) -> None:
         cfg = self.config

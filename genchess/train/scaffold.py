@@ -104,6 +104,10 @@ class Run:
         """What a run stopped now keeps, and how to resume it (one sentence)."""
         raise NotImplementedError
 
+    def done_this_run(self) -> str:
+        """What this sitting did, for the time limit's line."""
+        return f"{self.games_this_run} games"
+
     def report(self, wall: float) -> None:
         """The summary after a run that stopped normally."""
 
@@ -147,7 +151,7 @@ class Run:
             self.out(f"Stopped: {e}. {self.on_disk()}")
             return 1
         if reason == TIME_LIMIT:
-            self.out(f"Time limit reached after {self.games_this_run} games this run.")
+            self.out(f"Time limit reached after {self.done_this_run()} this run.")
         else:
             self.out(f"Stopped: {reason}.")
         self.report(time.monotonic() - started)
