@@ -123,3 +123,28 @@ def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, runs: int = DEFAULT_RU
     out(f"Passes          : {runs} (time and speed above: the fastest); nodes/second "
         f"min {min(speeds)}, median {round(statistics.median(speeds))}, max {max(speeds)}")
     return total_nodes, fastest
+
+
+def run_threads_bench(engine: Engine, threads: int, depth: int = DEFAULT_DEPTH,
+                      runs: int = DEFAULT_RUNS, out=print) -> dict[int, tuple[int, float]]:
+    """The same positions to the same depth on one thread and on `threads`, passes
+    interleaved (so that both see the same machine), the fastest pass of each:
+    nodes per second and the time to reach the depth, and their ratios. A search on
+    several threads is not deterministic: its node count is not a signature."""
+    best: dict[int, tuple[int, float]] = {}
+    for _ in range(runs):
+        for n in (1, threads):
+            engine.set_threads(n)
+            nodes, elapsed = run_pass(engine, depth)
+            if n not in best or elapsed < best[n][1]:
+                best[n] = (sum(nodes), elapsed)
+    engine.set_threads(1)
+    out("===========================")
+    for n, (nodes, seconds) in best.items():
+        out(f"Threads {n:<8}: time to depth {depth} (ms) {milliseconds(seconds)}, nodes {nodes}, "
+            f"nodes/second {nodes_per_second(nodes, seconds)}")
+    (nodes_1, time_1), (nodes_n, time_n) = best[1], best[threads]
+    out(f"Speed-up        : time to depth {time_1 / time_n:.2f}x, nodes/second "
+        f"{nodes_per_second(nodes_n, time_n) / nodes_per_second(nodes_1, time_1):.2f}x "
+        f"({threads} threads against 1, fastest of {runs} passes each)")
+    return best

@@ -65,7 +65,7 @@ def load_genome_or_exit(path, genome_id, prog):
 
 
 def cmd_bench(args):
-    from genchess.bench import DEFAULT_DEPTH, DEFAULT_RUNS, run_bench
+    from genchess.bench import DEFAULT_DEPTH, DEFAULT_RUNS, run_bench, run_threads_bench
     from genchess.engine import Engine
 
     if args.genome is None and args.genome_id is None:
@@ -77,7 +77,10 @@ def cmd_bench(args):
     else:
         genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
     engine = Engine(genome, hash_mb=args.hash, search_mode="iterative")
-    run_bench(engine, args.depth or DEFAULT_DEPTH, args.runs or DEFAULT_RUNS)
+    if args.threads > 1:
+        run_threads_bench(engine, args.threads, args.depth or DEFAULT_DEPTH, args.runs or DEFAULT_RUNS)
+    else:
+        run_bench(engine, args.depth or DEFAULT_DEPTH, args.runs or DEFAULT_RUNS)
     return 0
 
 
@@ -110,6 +113,9 @@ def add_engine_options(parser, suppress=False, default_genome="the shipped genom
                         help="GA search's initial population: root moves (1) or two-ply branches (2)")
     parser.add_argument("--hash", type=_positive, metavar="MB", default=default(16),
                         help="transposition table size in MB (default 16)")
+    parser.add_argument("--threads", type=_positive, metavar="N", default=default(1),
+                        help="search threads (Lazy SMP; default 1). genchess bench: report the "
+                             "speed and the time to the bench depth on N threads")
     parser.add_argument("--book", metavar="FILE", default=default(None),
                         help="play the opening from this Polyglot book (default: no book)")
     parser.add_argument("--log", metavar="FILE", default=default(None),
@@ -127,7 +133,7 @@ def cmd_protocol(args):
     """Speak UCI or CECP on stdin/stdout; with no protocol given, the first command decides."""
     from genchess.channel import Channel
     from genchess.engine import Engine
-    from genchess.options import Settings
+    from genchess.options import MAX_THREADS, Settings
 
     genome = load_genome_or_exit(args.genome, args.genome_id, "genchess")
     try:
@@ -136,6 +142,7 @@ def cmd_protocol(args):
         print(f"genchess: cannot open log file {args.log}: {e.strerror}", file=sys.stderr)
         return 2
     engine = Engine(genome, hash_mb=args.hash, search_mode=args.search)
+    engine.set_threads(min(args.threads, MAX_THREADS))
     engine.ga_init_level = getattr(args, "ga_init_level", 1)
     if getattr(args, "player", None):
         from genchess.players import PlayerSpecError

@@ -181,6 +181,10 @@ class Engine(BackgroundSearch):
     def set_hash(self, megabytes: int) -> None:
         self.searcher.set_hash(megabytes)
 
+    def set_threads(self, threads: int) -> None:
+        """Search on this many threads (Lazy SMP); the GA and budget searches use one."""
+        self.searcher.set_threads(threads)
+
     def new_game(self) -> None:
         self.searcher.clear()
         self.nps_estimate = DEFAULT_NPS

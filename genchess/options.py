@@ -7,6 +7,7 @@ door it comes through, and a bad one always leaves the engine as it was.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from genchess.book import DEFAULT_DEPTH as DEFAULT_BOOK_DEPTH, MAX_DEPTH as MAX_BOOK_DEPTH, Book, BookError
@@ -28,7 +29,11 @@ class Spin:
     hi: int
 
 
+# Threads: one to the machine's cores (more threads than cores only slow a search down).
+MAX_THREADS = max(1, os.cpu_count() or 1)
+
 SPINS = {
+    "Threads": Spin(1, 1, MAX_THREADS),
     "Hash": Spin(16, 1, 4096),
     "Move Overhead": Spin(30, 0, 5000),
     "MultiPV": Spin(1, 1, 10),
@@ -64,6 +69,13 @@ class Settings:
         megabytes = parse_spin("Hash", text)
         try:
             self.engine.set_hash(megabytes)
+        except MemoryError as e:
+            raise OptionError(str(e)) from None
+
+    def set_threads(self, text: str) -> None:
+        threads = parse_spin("Threads", text)
+        try:
+            self.engine.set_threads(threads)
         except MemoryError as e:
             raise OptionError(str(e)) from None
 

@@ -163,7 +163,8 @@ class UciProtocol:
             name, value = " ".join(words), ""
         key = name.lower()
         setters = {
-            "hash": self.settings.set_hash, "move overhead": self.settings.set_move_overhead,
+            "hash": self.settings.set_hash, "threads": self.settings.set_threads,
+            "move overhead": self.settings.set_move_overhead,
             "multipv": self.settings.set_multipv, "search": self.settings.set_search,
             "ponder": self.settings.set_ponder, "genome": self.settings.set_genome,
             "genome id": self.settings.set_genome_id,

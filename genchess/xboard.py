@@ -24,7 +24,7 @@ MATE_SCORE_XBOARD = 100000      # mate in N is reported as 100000 + N, mated as 
 
 # Commands we accept and ignore: they inform, but change nothing we use.
 IGNORED = {"accepted", "rejected", "random", "computer", "name", "rating", "ics", "draw",
-           "hint", "bk", "cores", "egtpath", "xboard", "variant", "pause", "resume"}
+           "hint", "bk", "egtpath", "xboard", "variant", "pause", "resume"}
 
 
 class XboardError(ValueError):
@@ -211,7 +211,7 @@ class XboardProtocol:
         features = [
             "ping=1", "setboard=1", "usermove=1", "playother=1", "time=1", "draw=0", "sigint=0",
             "sigterm=0", "reuse=1", "analyze=1", "colors=0", "name=1", "memory=1", "san=0",
-            "pause=0", "nps=0", "debug=1",
+            "pause=0", "nps=0", "debug=1", "smp=1",
             f'myname="{getattr(self.engine, "display_name", f"GenChess {__version__}")}"',
             'option="Genome -file <default>"', 'option="Genome ID -string <none>"',
             'option="Search -combo *' + " /// ".join(SEARCH_MODES) + '"',
@@ -407,6 +407,16 @@ class XboardProtocol:
         if self.analyzing:
             nodes, _ = self.engine.searcher.progress()
             self.send(f"stat01: 0 {nodes} 0 0 0")
+
+    def cmd_cores(self, args):
+        """CECP's `cores N` (with feature smp=1): search on at most N threads, and never
+        more than the machine has."""
+        try:
+            cores = int(args[0])
+        except (ValueError, IndexError):
+            raise XboardError("cores takes a number of cores") from None
+        self.halt()
+        self.settings.set_threads(str(max(1, min(cores, SPINS["Threads"].hi))))
 
     def cmd_memory(self, args):
         try:

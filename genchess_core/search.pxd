@@ -134,11 +134,20 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
 cdef int set_root_moves(SearchState* s, searchmoves) except -1
 
 
+cdef struct Worker:
+    # One thread of a search: its own state (position, killers, histories, stack)
+    # and evaluation caches; only the hash table is shared (Lazy SMP).
+    SearchState* s
+    PawnEntry* pawn_cache               # the evaluation's pawn-structure cache (genetic kind)
+    EvalEntry* eval_cache               # the evaluation's whole-position cache (genetic kind)
+
+
 cdef class Searcher:
-    cdef SearchState* s
+    cdef SearchState* s                 # the main thread's state, workers[0].s
+    cdef Worker* workers                # one per thread, the main thread's first
+    cdef int n_workers
+    cdef object packed                  # the loaded genome's pack(), for threads added later
     cdef TT tt
-    cdef PawnEntry* pawn_cache          # the evaluation's pawn-structure cache (genetic kind)
-    cdef EvalEntry* eval_cache          # the evaluation's whole-position cache (genetic kind)
     cdef public double pawn_unit        # internal units per pawn, for centipawn reports
     cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
     cdef double soft_deadline           # monotonic seconds; 0: none

@@ -11,7 +11,9 @@
 # Scores are side-to-move relative ints: evaluations in EVAL_SCALE units, mates
 # as MATE_SCORE - plies, so shorter mates score higher. Draws score 0.
 
-from libc.stdlib cimport malloc, free, calloc
+import threading
+
+from libc.stdlib cimport malloc, free, calloc, realloc
 from libc.string cimport memset, memcpy
 from libc.math cimport log
 
@@ -24,7 +26,7 @@ from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insuf
 from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
                                      EVAL_LIMIT, KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
-from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
+from genchess_core.tt cimport (TT, TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_prefetch, tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
 from genchess_core.see cimport see
@@ -382,7 +384,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef bint use_ab = s.features & USE_ALPHABETA
     cdef bint ordered = s.features & (USE_ORDERING | USE_VALUE_ORDERING)
     cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE, countermove
-    cdef TTEntry* entry
+    cdef TTHit entry
     cdef Position* p = &s.pos
     # Step 1. Initialize node: an empty PV; at the ply limit, the static evaluation.
     s.pv_len[ply] = ply
@@ -420,11 +422,10 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
 
     # Step 6. Transposition table lookup. (search-elo.md step 0)
     if s.features & USE_TT:
-        entry = tt_probe(s.tt, p.key)
-        if entry != NULL:
+        if tt_probe(s.tt, p.key, &entry):
             hash_move = entry.move
             tt_depth = entry.depth
-            tt_bound = entry.bound_age & 3
+            tt_bound = entry.bound
             tt_score = score_from_tt(entry.score, ply)
             # Only an entry searched at least as deep as planned here gives a score.
             # With PVS, PV nodes (full window) search on to keep the PV whole; a
@@ -664,7 +665,7 @@ cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int p
     cdef int n, i, score, best
     cdef Move m, hash_move = MOVE_NONE
     cdef U64 start = s.nodes
-    cdef TTEntry* entry
+    cdef TTHit entry
     cdef Position* p = &s.pos
     s.pv_len[ply] = ply
     if ply >= MAX_PLY - 2:
@@ -681,8 +682,7 @@ cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int p
     if n == 0:
         return -MATE_SCORE + ply if in_check(p) else DRAW_SCORE
     if s.features & USE_TT:
-        entry = tt_probe(s.tt, p.key)
-        if entry != NULL:
+        if tt_probe(s.tt, p.key, &entry):
             hash_move = entry.move
     order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL)
     best = -INFINITE_SCORE
@@ -863,6 +863,62 @@ cdef int set_root_moves(SearchState* s, searchmoves) except -1:
     return n
 
 
+cdef int new_worker(Worker* w, TT* tt) except -1:
+    w.s = <SearchState*>calloc(1, sizeof(SearchState))
+    w.pawn_cache = <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
+    w.eval_cache = <EvalEntry*>calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
+    if w.s == NULL or w.pawn_cache == NULL or w.eval_cache == NULL:
+        free_worker(w)
+        raise MemoryError()
+    w.s.tt = tt
+    w.s.features = FEATURES_ALL
+    w.s.pawn_value = EVAL_SCALE
+    return 0
+
+
+cdef void free_worker(Worker* w) noexcept:
+    free(w.pawn_cache)
+    free(w.eval_cache)
+    free(w.s)
+    w.s = NULL
+    w.pawn_cache = NULL
+    w.eval_cache = NULL
+
+
+cdef int load_genome(Worker* w, dict packed, int pawn_value) except -1:
+    make_params(&w.s.params, packed)
+    # The cached pawn terms and evaluations were computed with the old genome's parameters.
+    memset(w.pawn_cache, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
+    memset(w.eval_cache, 0, EVAL_CACHE_SIZE * sizeof(EvalEntry))
+    w.s.params.pawn_cache = w.pawn_cache
+    w.s.params.eval_cache = w.eval_cache
+    w.s.spec[0] = packed["spec_just_captured"]
+    w.s.spec[1] = packed["spec_can_capture"]
+    w.s.spec[2] = packed["spec_recapture"]
+    w.s.spec[3] = packed["spec_default"]
+    w.s.pawn_value = pawn_value
+    return 0
+
+
+cdef void helper_iterate(SearchState* h, int max_depth, int index, double cap) noexcept nogil:
+    """A helper thread's iterative deepening (Lazy SMP): the main thread's search,
+    without reporting, until stopped; every other helper a ply deeper, so that the
+    threads spread over two depths and fill the shared table with what the main
+    thread will need next."""
+    cdef int depth, d, score, previous = 0
+    for depth in range(1, max_depth + 1):
+        d = min(depth + (index & 1), max_depth)
+        h.qs_ply_limit = <int>(cap * d) if cap > 0 else 0
+        if (h.features & USE_ASPIRATION and h.features & USE_ALPHABETA and d >= ASPIRATION_MIN_DEPTH
+                and -MATE_BOUND < previous < MATE_BOUND):
+            score = search_root_aspiration(h, d, previous)
+        else:
+            score = search_root(h, d, 0, 0.0, -INFINITE_SCORE, INFINITE_SCORE)
+        if h.stop:
+            return
+        previous = score
+
+
 FEATURE_NAMES = {
     "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
     "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
@@ -890,57 +946,75 @@ cdef class Searcher:
     # Attributes are declared in search.pxd, so other search modes (gasearch) can use them.
 
     def __cinit__(self, int hash_mb=16):
-        self.s = <SearchState*>calloc(1, sizeof(SearchState))
-        if self.s == NULL:
-            raise MemoryError()
         self.tt.entries = NULL
         if tt_resize(&self.tt, hash_mb) != 0:
             raise MemoryError(f"cannot allocate a {hash_mb} MB hash table")
-        self.s.tt = &self.tt
-        self.pawn_cache = <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
-        self.eval_cache = <EvalEntry*>calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
-        if self.pawn_cache == NULL or self.eval_cache == NULL:
+        self.workers = <Worker*>calloc(1, sizeof(Worker))
+        if self.workers == NULL:
             raise MemoryError()
-        self.s.features = FEATURES_ALL
+        self.n_workers = 1
+        new_worker(&self.workers[0], &self.tt)
+        self.s = self.workers[0].s
         self.pawn_unit = EVAL_SCALE
-        self.s.pawn_value = EVAL_SCALE
+        self.packed = None
 
     def __dealloc__(self):
+        if self.workers != NULL:
+            for i in range(self.n_workers):
+                free_worker(&self.workers[i])
+            free(self.workers)
         tt_free(&self.tt)
-        free(self.pawn_cache)
-        free(self.eval_cache)
-        free(self.s)
 
     def set_hash(self, int megabytes):
         if tt_resize(&self.tt, megabytes) != 0:
             raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
 
+    @property
+    def threads(self):
+        return self.n_workers
+
+    def set_threads(self, int n):
+        """Search on `n` threads (Lazy SMP): the main thread and n - 1 helpers that
+        search the same root on their own state, sharing the hash table."""
+        cdef Worker* grown
+        n = max(1, n)
+        for i in range(n, self.n_workers):
+            free_worker(&self.workers[i])
+        grown = <Worker*>realloc(self.workers, n * sizeof(Worker))
+        if grown == NULL:
+            raise MemoryError()
+        self.workers = grown
+        self.s = self.workers[0].s
+        for i in range(self.n_workers, n):
+            memset(&self.workers[i], 0, sizeof(Worker))
+            self.n_workers = i          # a failure below leaves the ones made so far
+            new_worker(&self.workers[i], &self.tt)
+            self.workers[i].s.features = self.s.features
+            if self.packed is not None:
+                load_genome(&self.workers[i], self.packed, self.s.pawn_value)
+        self.n_workers = n
+
     def clear(self):
-        """Forget everything learned: hash table, killers, history."""
+        """Forget everything learned: hash table, killers, histories (every thread's)."""
+        cdef SearchState* w
         tt_clear(&self.tt)
-        memset(self.s.killers, 0, sizeof(self.s.killers))
-        memset(self.s.history, 0, sizeof(self.s.history))
-        memset(self.s.countermoves, 0, sizeof(self.s.countermoves))
-        memset(self.s.cont_history, 0, sizeof(self.s.cont_history))
+        for i in range(self.n_workers):
+            w = self.workers[i].s
+            memset(w.killers, 0, sizeof(w.killers))
+            memset(w.history, 0, sizeof(w.history))
+            memset(w.countermoves, 0, sizeof(w.countermoves))
+            memset(w.cont_history, 0, sizeof(w.cont_history))
 
     def set_genome(self, dict packed):
         """Load a genome's packed parameters (once per genome, not per search)."""
-        make_params(&self.s.params, packed)
-        # The cached pawn terms and evaluations were computed with the old genome's parameters.
-        memset(self.pawn_cache, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
-        memset(self.eval_cache, 0, EVAL_CACHE_SIZE * sizeof(EvalEntry))
-        self.s.params.pawn_cache = self.pawn_cache
-        self.s.params.eval_cache = self.eval_cache
-        self.s.spec[0] = packed["spec_just_captured"]
-        self.s.spec[1] = packed["spec_can_capture"]
-        self.s.spec[2] = packed["spec_recapture"]
-        self.s.spec[3] = packed["spec_default"]
         if "pawn_unit" in packed:       # kinds other than Genetic Chess say it themselves
             unit = packed["pawn_unit"]
         else:
             unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
         self.pawn_unit = unit if unit > 0 else EVAL_SCALE
-        self.s.pawn_value = <int>min(self.pawn_unit, EVAL_LIMIT / 16.0)
+        for i in range(self.n_workers):
+            load_genome(&self.workers[i], packed, <int>min(self.pawn_unit, EVAL_LIMIT / 16.0))
+        self.packed = packed
 
     @property
     def aspiration_researches(self):
@@ -953,10 +1027,12 @@ cdef class Searcher:
 
     @features.setter
     def features(self, int value):
-        self.s.features = value
+        for i in range(self.n_workers):
+            self.workers[i].s.features = value
 
     def stop(self):
-        self.s.stop = 1
+        for i in range(self.n_workers):
+            self.workers[i].s.stop = 1
 
     def clear_stop(self):
         """Arm for the next search. Kept out of search() so that a stop arriving
@@ -970,8 +1046,51 @@ cdef class Searcher:
         self.s.deadline = now + hard_time if hard_time else 0.0
 
     def progress(self):
-        """(nodes, seldepth) of the running search; safe to call from another thread."""
-        return self.s.nodes, self.s.seldepth
+        """(nodes of every thread, seldepth) of the running search; safe to call from
+        another thread."""
+        return self.total_nodes(), self.s.seldepth
+
+    def total_nodes(self):
+        cdef U64 nodes = 0
+        for i in range(self.n_workers):
+            nodes += self.workers[i].s.nodes
+        return nodes
+
+    def _start_helpers(self, int max_depth):
+        """Start the helper threads on the main thread's root (its moves already
+        ordered): each runs its own iterative deepening until stopped."""
+        cdef SearchState* h
+        threads = []
+        for i in range(1, self.n_workers):
+            h = self.workers[i].s
+            h.pos = self.s.pos
+            h.nodes = 0
+            h.seldepth = 0
+            h.stop = 0
+            h.node_limit = 0
+            h.deadline = self.s.deadline            # the hard limit holds for every thread
+            h.mode = MODE_ITERATIVE
+            h.n_root = self.s.n_root
+            memcpy(h.root_moves, self.s.root_moves, self.s.n_root * sizeof(Move))
+            memset(h.killers, 0, sizeof(h.killers))
+            thread = threading.Thread(target=self._helper, args=(i, max_depth), daemon=True,
+                                      name=f"genchess-search-{i}")
+            thread.start()
+            threads.append(thread)
+        return threads
+
+    def _helper(self, int i, int max_depth):
+        cdef SearchState* h = self.workers[i].s
+        cdef double cap = self.quiescence_cap
+        with nogil:
+            helper_iterate(h, max_depth, i, cap)
+
+    def _stop_helpers(self, threads):
+        for i in range(1, self.n_workers):
+            self.workers[i].s.stop = 1
+        for thread in threads:
+            thread.join()
+
 
     def hashfull(self):
         return tt_hashfull(&self.tt)
@@ -995,6 +1114,21 @@ cdef class Searcher:
             for i in range(n):
                 pick_move(moves, scores, i, n)
         return [move_to_uci(moves[i]) for i in range(n)]
+
+    def probe(self, Board board):
+        """(score, move as UCI or None, depth, bound) of `board`'s hash entry, or None."""
+        cdef TTHit hit
+        if not tt_probe(&self.tt, board.pos.key, &hit):
+            return None
+        return hit.score, move_to_uci(hit.move) if hit.move else None, hit.depth, hit.bound
+
+    def tear_entry_for_tests(self, Board board, Board other):
+        """Make `board`'s slot look written by two threads at once: the check word of
+        `board`'s entry with the data word of `other`'s (stored alike): what the
+        table's XOR check exists to refuse."""
+        cdef TTEntry* e = &self.tt.entries[board.pos.key & self.tt.mask]
+        cdef TTEntry* f = &self.tt.entries[other.pos.key & self.tt.mask]
+        e.data = f.data
 
     def store(self, Board board, int score, int depth):
         """Put an exact score for `board` (side to move's view) in the hash table,
@@ -1046,59 +1180,64 @@ cdef class Searcher:
         with nogil:
             order_root_by_eval(s)
         lines_wanted = min(max(multipv, 1), s.n_root)
-        # Budget mode repeats its pass with a doubled budget (the TT and the sorted
-        # root moves make each pass better ordered) until the move's budget is
-        # spent: alpha-beta cut-offs leave most of a single pass's budget unused.
-        for depth in range(1, max(max_depth, 1) + 1):
-            if s.mode == MODE_BUDGET:
-                budget = budget_nodes * (2.0 ** (depth - 1))
-            s.qs_ply_limit = <int>(self.quiescence_cap * depth) if self.quiescence_cap > 0 else 0
-            lines = []
-            for line in range(lines_wanted):
-                with nogil:
-                    if (line == 0 and s.mode == MODE_ITERATIVE and s.features & USE_ASPIRATION
-                            and s.features & USE_ALPHABETA and depth >= ASPIRATION_MIN_DEPTH
-                            and -MATE_BOUND < previous < MATE_BOUND):
-                        score = search_root_aspiration(s, depth, previous)
-                    else:
-                        score = search_root(s, depth, line, budget, -INFINITE_SCORE, INFINITE_SCORE)
-                if s.stop and not (line == 0 and s.root_scores[line] > -INFINITE_SCORE):
-                    break
-                pv = [move_to_uci(s.pv[0][i]) for i in range(s.pv_len[0])]
-                if not pv or pv[0] != move_to_uci(s.root_moves[line]):
-                    pv = [move_to_uci(s.root_moves[line])]
-                lines.append((s.root_scores[line], pv))
+        # Lazy SMP: helper threads search the same root until this loop ends.
+        helpers = self._start_helpers(max_depth) if self.n_workers > 1 and s.mode == MODE_ITERATIVE else []
+        try:
+            # Budget mode repeats its pass with a doubled budget (the TT and the sorted
+            # root moves make each pass better ordered) until the move's budget is
+            # spent: alpha-beta cut-offs leave most of a single pass's budget unused.
+            for depth in range(1, max(max_depth, 1) + 1):
+                if s.mode == MODE_BUDGET:
+                    budget = budget_nodes * (2.0 ** (depth - 1))
+                s.qs_ply_limit = <int>(self.quiescence_cap * depth) if self.quiescence_cap > 0 else 0
+                lines = []
+                for line in range(lines_wanted):
+                    with nogil:
+                        if (line == 0 and s.mode == MODE_ITERATIVE and s.features & USE_ASPIRATION
+                                and s.features & USE_ALPHABETA and depth >= ASPIRATION_MIN_DEPTH
+                                and -MATE_BOUND < previous < MATE_BOUND):
+                            score = search_root_aspiration(s, depth, previous)
+                        else:
+                            score = search_root(s, depth, line, budget, -INFINITE_SCORE, INFINITE_SCORE)
+                    if s.stop and not (line == 0 and s.root_scores[line] > -INFINITE_SCORE):
+                        break
+                    pv = [move_to_uci(s.pv[0][i]) for i in range(s.pv_len[0])]
+                    if not pv or pv[0] != move_to_uci(s.root_moves[line]):
+                        pv = [move_to_uci(s.root_moves[line])]
+                    lines.append((s.root_scores[line], pv))
+                    if s.stop:
+                        break
+                if not lines:
+                    break                     # stopped before anything was learned this iteration
+                # Each MultiPV line is its own search; reductions can leave a later line
+                # scoring above an earlier one, so report them best first.
+                lines.sort(key=lambda line: -line[0])
+                if s.stop and result["lines"] and len(lines) < len(result["lines"]):
+                    lines = lines + result["lines"][len(lines):]
+                elapsed = monotonic_seconds() - start
+                result = {"depth": depth, "seldepth": s.seldepth, "nodes": self.total_nodes(),
+                          "time": elapsed, "hashfull": tt_hashfull(&self.tt), "lines": lines}
+                if on_iteration is not None:
+                    on_iteration(result)
                 if s.stop:
                     break
-            if not lines:
-                break                     # stopped before anything was learned this iteration
-            # Each MultiPV line is its own search; reductions can leave a later line
-            # scoring above an earlier one, so report them best first.
-            lines.sort(key=lambda line: -line[0])
-            if s.stop and result["lines"] and len(lines) < len(result["lines"]):
-                lines = lines + result["lines"][len(lines):]
-            elapsed = monotonic_seconds() - start
-            result = {"depth": depth, "seldepth": s.seldepth, "nodes": s.nodes, "time": elapsed,
-                      "hashfull": tt_hashfull(&self.tt), "lines": lines}
-            if on_iteration is not None:
-                on_iteration(result)
-            if s.stop:
-                break
-            best_score = previous = lines[0][0]
-            if mate and best_score > MATE_BOUND and (MATE_SCORE - best_score + 1) // 2 <= mate:
-                break
-            if abs(best_score) > MATE_BOUND and depth >= MATE_SCORE - abs(best_score) + 2:
-                break                     # a mate is proven; deeper search cannot change it
-            if self.soft_deadline > 0 and monotonic_seconds() >= self.soft_deadline:
-                break
-            if node_limit and s.nodes >= node_limit:
-                break
-            if s.mode == MODE_BUDGET and s.nodes >= budget_nodes:
-                break
+                best_score = previous = lines[0][0]
+                if mate and best_score > MATE_BOUND and (MATE_SCORE - best_score + 1) // 2 <= mate:
+                    break
+                if abs(best_score) > MATE_BOUND and depth >= MATE_SCORE - abs(best_score) + 2:
+                    break                     # a mate is proven; deeper search cannot change it
+                if self.soft_deadline > 0 and monotonic_seconds() >= self.soft_deadline:
+                    break
+                if node_limit and s.nodes >= node_limit:
+                    break
+                if s.mode == MODE_BUDGET and s.nodes >= budget_nodes:
+                    break
+        finally:
+            self._stop_helpers(helpers)
         if not result["lines"]:
             # Stopped before any iteration finished: the first root move (the best
             # of a partial iteration, if any) so that the caller always has a move.
             result["lines"] = [(0, [move_to_uci(s.root_moves[0])])]
-        result["nodes"] = s.nodes
+        result["nodes"] = self.total_nodes()
         result["time"] = monotonic_seconds() - start
         return result

@@ -1,6 +1,7 @@
-# Transposition table: a malloc'd power-of-two array of 16-byte entries.
+# Transposition table: a malloc'd power-of-two array of 16-byte entries, shared
+# without locks by every thread of a search (Lazy SMP).
 
-from libc.stdint cimport int32_t, uint8_t, int8_t, uint16_t
+from libc.stdint cimport int32_t, uint8_t, int8_t, uint16_t, uint32_t
 from genchess_core.types cimport U64, Move
 from genchess_core.bitboard cimport gc_prefetch
 
@@ -11,11 +12,18 @@ cdef enum:
     BOUND_EXACT = 3
 
 cdef struct TTEntry:
-    U64 key
-    int32_t score
+    # Two 8-byte words that threads write without a lock. `check` is the key XOR
+    # `data`: an entry torn by two threads writing at once (one thread's check
+    # with the other's data) fails the check on probe and is not used.
+    U64 check
+    U64 data                # score (32 bits) | move << 32 | depth << 48 | bound_age << 56
+
+cdef struct TTHit:
+    # A probed entry, unpacked from one read of its data word.
+    int score
     Move move
-    int8_t depth
-    uint8_t bound_age       # bound in the low 2 bits, search generation above
+    int depth
+    int bound               # BOUND_UPPER, BOUND_LOWER or BOUND_EXACT
 
 cdef struct TT:
     TTEntry* entries
@@ -26,7 +34,7 @@ cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil
 cdef void tt_free(TT* tt) noexcept nogil
 cdef void tt_clear(TT* tt) noexcept nogil
 cdef void tt_new_search(TT* tt) noexcept nogil
-cdef TTEntry* tt_probe(TT* tt, U64 key) noexcept nogil
+cdef bint tt_probe(TT* tt, U64 key, TTHit* hit) noexcept nogil
 cdef void tt_store(TT* tt, U64 key, int score, int bound, int depth, Move move) noexcept nogil
 cdef int tt_hashfull(const TT* tt) noexcept nogil
 

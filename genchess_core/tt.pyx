@@ -4,11 +4,34 @@
 # the full key. Replacement keeps the deeper entry of the current search and
 # always replaces entries left from earlier searches, a simple scheme that works
 # well at the depths a genome-driven evaluation reaches.
+#
+# Lazy SMP: all the threads of a search read and write the one table with no lock
+# (a lock per node would cost more than the table saves). Each entry is two
+# 64-bit words, the data and the key XOR the data (Hyatt and Mann's lockless
+# hashing, as Crafty and Stockfish do it): a reader takes the data word once and
+# accepts it only if check ^ data is its key, so an entry half-written by two
+# threads is a miss, never another position's move or score. The hash move is
+# checked anyway: the search only plays it if the move generator made it.
 
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
+from libc.stdint cimport int32_t, uint32_t, int8_t, uint8_t
+
 from genchess_core.types cimport U64, Move
+
+
+cdef inline U64 pack(int score, Move move, int depth, int bound_age) noexcept nogil:
+    return (<U64><uint32_t>score) | (<U64>move << 32) | (<U64><uint8_t><int8_t>depth << 48) \
+        | (<U64><uint8_t>bound_age << 56)
+
+
+cdef inline int bound_age_of(U64 data) noexcept nogil:
+    return <int>(data >> 56)
+
+
+cdef inline U64 key_of(const TTEntry* e) noexcept nogil:
+    return e.check ^ e.data
 
 
 cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil:
@@ -45,23 +68,31 @@ cdef void tt_new_search(TT* tt) noexcept nogil:
     tt.age = (tt.age + 1) & 63
 
 
-cdef TTEntry* tt_probe(TT* tt, U64 key) noexcept nogil:
+cdef bint tt_probe(TT* tt, U64 key, TTHit* hit) noexcept nogil:
+    """Whether `key`'s slot holds an entry for it; if so, unpacked into hit."""
     cdef TTEntry* e = &tt.entries[key & tt.mask]
-    if e.key == key and (e.bound_age & 3) != BOUND_NONE:
-        return e
-    return NULL
+    cdef U64 data = e.data              # one read: what is checked is what is used
+    if (e.check ^ data) != key or (bound_age_of(data) & 3) == BOUND_NONE:
+        return False
+    hit.score = <int32_t><uint32_t>data          # the low 32 bits
+    hit.move = <Move>((data >> 32) & 0xFFFF)
+    hit.depth = <int8_t><uint8_t>((data >> 48) & 0xFF)
+    hit.bound = bound_age_of(data) & 3
+    return True
 
 
 cdef void tt_store(TT* tt, U64 key, int score, int bound, int depth, Move move) noexcept nogil:
     cdef TTEntry* e = &tt.entries[key & tt.mask]
-    if e.key == key or (e.bound_age >> 2) != tt.age or depth >= e.depth or bound == BOUND_EXACT:
-        if move == 0 and e.key == key:
-            move = e.move            # keep the best move we knew for this position
-        e.key = key
-        e.score = score
-        e.move = move
-        e.depth = depth if depth < 127 else 127
-        e.bound_age = <unsigned char>(bound | (tt.age << 2))
+    cdef U64 old = e.data
+    cdef bint same = (e.check ^ old) == key
+    cdef int old_depth = <int8_t><uint8_t>((old >> 48) & 0xFF)
+    cdef U64 data
+    if same or (bound_age_of(old) >> 2) != tt.age or depth >= old_depth or bound == BOUND_EXACT:
+        if move == 0 and same:
+            move = <Move>((old >> 32) & 0xFFFF)   # keep the best move we knew for this position
+        data = pack(score, move, depth if depth < 127 else 127, bound | (tt.age << 2))
+        e.data = data
+        e.check = key ^ data
 
 
 cdef int tt_hashfull(const TT* tt) noexcept nogil:
@@ -70,6 +101,7 @@ cdef int tt_hashfull(const TT* tt) noexcept nogil:
     if tt.mask + 1 < <U64>n:
         n = <int>(tt.mask + 1)
     for i in range(n):
-        if (tt.entries[i].bound_age & 3) != BOUND_NONE and (tt.entries[i].bound_age >> 2) == tt.age:
+        if (bound_age_of(tt.entries[i].data) & 3) != BOUND_NONE \
+                and (bound_age_of(tt.entries[i].data) >> 2) == tt.age:
             used += 1
     return used * 1000 // n
