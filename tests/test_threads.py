@@ -128,8 +128,8 @@ def test_xboard_cores():
         engine.send("xboard")
         engine.send("protover 2")
         seen: list[str] = []
-        engine.expect(lambda line: "done=1" in line, seen=seen)
-        assert any("smp=1" in line for line in seen), seen
+        _, last = engine.expect(lambda line: "done=1" in line, seen=seen)
+        assert any("smp=1" in line for line in seen + [last]), seen + [last]
         engine.send("cores x")
         _, line = engine.expect("Error", timeout=5)
         assert "cores" in line
