@@ -8,6 +8,7 @@ from genchess_core.types cimport (U64, Move, MAX_PLY, MAX_MOVES, PAWN, FLAG_CAPT
                                   FLAG_PROMO, move_from, move_to, move_flags, move_promo_kind)
 from genchess_core.position cimport Position
 from genchess_core.evaluate cimport EvalParams, PawnEntry, EvalEntry
+from genchess_core.eval_unified cimport UnifiedPawnEntry
 from genchess_core.tt cimport TT
 
 cdef enum:
@@ -138,7 +139,8 @@ cdef class Searcher:
     cdef SearchState* s
     cdef TT tt
     cdef PawnEntry* pawn_cache          # the evaluation's pawn-structure cache (genetic kind)
-    cdef EvalEntry* eval_cache          # the evaluation's whole-position cache (genetic kind)
+    cdef EvalEntry* eval_cache          # the evaluation's whole-position cache (genetic, unified kinds)
+    cdef UnifiedPawnEntry* unified_pawn_cache   # the unified kind's pawn cache, made when one loads
     cdef public double pawn_unit        # internal units per pawn, for centipawn reports
     cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
     cdef double soft_deadline           # monotonic seconds; 0: none

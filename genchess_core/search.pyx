@@ -22,8 +22,9 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
-                                     EVAL_LIMIT, KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
+                                     EVAL_LIMIT, KIND_PVT, KIND_UNIFIED, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
+from genchess_core.eval_unified cimport UnifiedPawnEntry, UNIFIED_PAWN_CACHE_SIZE
 from genchess_core.tt cimport (TT, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_prefetch, tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
@@ -899,6 +900,7 @@ cdef class Searcher:
         self.s.tt = &self.tt
         self.pawn_cache = <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
         self.eval_cache = <EvalEntry*>calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
+        self.unified_pawn_cache = NULL     # made when a unified genome loads
         if self.pawn_cache == NULL or self.eval_cache == NULL:
             raise MemoryError()
         self.s.features = FEATURES_ALL
@@ -909,6 +911,7 @@ cdef class Searcher:
         tt_free(&self.tt)
         free(self.pawn_cache)
         free(self.eval_cache)
+        free(self.unified_pawn_cache)
         free(self.s)
 
     def set_hash(self, int megabytes):
@@ -931,6 +934,14 @@ cdef class Searcher:
         memset(self.eval_cache, 0, EVAL_CACHE_SIZE * sizeof(EvalEntry))
         self.s.params.pawn_cache = self.pawn_cache
         self.s.params.eval_cache = self.eval_cache
+        if self.s.params.kind == KIND_UNIFIED:
+            if self.unified_pawn_cache == NULL:
+                self.unified_pawn_cache = <UnifiedPawnEntry*>calloc(UNIFIED_PAWN_CACHE_SIZE,
+                                                                   sizeof(UnifiedPawnEntry))
+                if self.unified_pawn_cache == NULL:
+                    raise MemoryError()
+            memset(self.unified_pawn_cache, 0, UNIFIED_PAWN_CACHE_SIZE * sizeof(UnifiedPawnEntry))
+            self.s.params.unified_pawn_cache = self.unified_pawn_cache
         self.s.spec[0] = packed["spec_just_captured"]
         self.s.spec[1] = packed["spec_can_capture"]
         self.s.spec[2] = packed["spec_recapture"]
