@@ -112,16 +112,30 @@ init_tables()
 
 # ------------------------------------------------------------ the accumulator
 
-cdef struct Acc:
+# Two accumulators, and every function below compiled for each (a fused type): the
+# evaluation's sums alone, and the tracer's that also counts each term. The same
+# code thus gives the score the search uses and the features the tuner uses, and
+# the search pays nothing for the counting.
+
+cdef struct EvalAcc:
     int mg
     int eg
-    int* trace              # NULL when evaluating; the counts per term when tracing
+
+cdef struct TraceAcc:
+    int mg
+    int eg
+    int* trace              # the counts per term
+
+
+ctypedef fused Acc:
+    EvalAcc
+    TraceAcc
 
 
 cdef inline void add(Acc* a, const UnifiedParams* u, int term, int count) noexcept nogil:
     a.mg += count * u.mg[term]
     a.eg += count * u.eg[term]
-    if a.trace != NULL:
+    if Acc is TraceAcc:
         a.trace[term] += count
 
 
@@ -174,8 +188,8 @@ cdef void cached_pawn_terms(const Position* p, const UnifiedParams* u, Acc* a,
     search, so most nodes find their pawn terms already summed (the same numbers)."""
     cdef U64 white = p.bb[PAWN], black = p.bb[6 + PAWN]
     cdef UnifiedPawnEntry* entry
-    cdef Acc fresh
-    if cache == NULL or a.trace != NULL:
+    cdef EvalAcc fresh
+    if Acc is TraceAcc or cache == NULL:
         passed[WHITE] = pawn_terms(p, u, a, WHITE)
         passed[BLACK] = pawn_terms(p, u, a, BLACK)
         return
@@ -184,7 +198,6 @@ cdef void cached_pawn_terms(const Position* p, const UnifiedParams* u, Acc* a,
     if not (entry.filled and entry.pawns[0] == white and entry.pawns[1] == black):
         fresh.mg = 0
         fresh.eg = 0
-        fresh.trace = NULL
         entry.passed[WHITE] = pawn_terms(p, u, &fresh, WHITE)
         entry.passed[BLACK] = pawn_terms(p, u, &fresh, BLACK)
         entry.mg = fresh.mg
@@ -326,7 +339,7 @@ cdef int unified_score(Position* p, const UnifiedParams* u, Acc* a, UnifiedPawnE
     cdef SideMaps maps[2]
     for pc in range(12):
         b = p.bb[pc]
-        if a.trace == NULL:
+        if Acc is EvalAcc:
             while b:
                 sq = pop_lsb(&b)
                 a.mg += u.psq_mg[pc][sq]
@@ -351,10 +364,9 @@ cdef int unified_score(Position* p, const UnifiedParams* u, Acc* a, UnifiedPawnE
 
 cdef int evaluate_unified(Position* p, const UnifiedParams* u, UnifiedPawnEntry* cache) noexcept nogil:
     """The side to move's view, internal units."""
-    cdef Acc a
+    cdef EvalAcc a
     a.mg = 0
     a.eg = 0
-    a.trace = NULL
     cdef int score = unified_score(p, u, &a, cache)
     return score if p.side == WHITE else -score
 
@@ -362,7 +374,7 @@ cdef int evaluate_unified(Position* p, const UnifiedParams* u, UnifiedPawnEntry*
 cdef void unified_trace(Position* p, const UnifiedParams* u, int* counts) noexcept nogil:
     """Add each term's count in `p` (White's minus Black's) to counts[N_TERMS]:
     the tuner's features. The evaluation is these counts weighed by the numbers."""
-    cdef Acc a
+    cdef TraceAcc a
     a.mg = 0
     a.eg = 0
     a.trace = counts
