@@ -58,7 +58,8 @@ def test_the_unit_and_what_multiplies_zero_are_not_numbers():
     unified = KINDS["unified"]()
     names = unified.number_spec().names
     assert "material mg pawn" not in names and "material eg pawn" in names
-    assert len(names) == 2 * len(unified.mg) - 1
+    assert len(names) == 2 * len(unified.mg) - 1 - 2 * 16          # the unit; pawns on ranks 1 and 8
+    assert "pawn mg a1" not in names and "pawn eg h8" not in names and "pawn eg a2" in names
     assert unified.with_numbers(unified.numbers() * 0, 1).mg[0] == 100
 
 
@@ -68,7 +69,7 @@ def test_groups_select_and_unknown_groups_are_named():
     with pytest.raises(KeyError, match="unknown group 'pieces'"):
         spec.indices(["pieces"])
     spec = KINDS["unified"]().number_spec()
-    assert len(spec.indices(["tables"])) == 2 * 6 * 64 and len(spec.indices(["pawn mg"])) == 64
+    assert len(spec.indices(["tables"])) == 2 * 6 * 64 - 32 and len(spec.indices(["pawn mg"])) == 48
     assert len(spec.indices(["material"])) == 9 and len(spec.indices(["eg"])) == len(spec) // 2 + 1
     assert set(spec.indices(["king safety"])) >= set(spec.indices(["king escape", "castling"]))
     assert len(spec.indices(["king"])) == 128                   # the king's tables

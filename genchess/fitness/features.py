@@ -168,9 +168,13 @@ class UnifiedFeatures:
 
     def scores(self, vectors: np.ndarray) -> np.ndarray:
         """[n, P] int64: the C evaluation of every position under every genome."""
+        from genchess.genome.unified import TUNED
         vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
-        # The numbers leave out the pawn's middle-game material (the unit): put it back first.
-        theta = np.column_stack([np.full(len(vectors), float(self.template.mg[0])), vectors])
+        # The numbers leave some out (the unit, pawn squares no pawn stands on):
+        # every genome has the template's there.
+        theta = np.tile(np.array(self.template.mg + self.template.eg, dtype=np.float64), (len(vectors), 1))
+        columns = [term + (0 if phase == "mg" else len(self.template.mg)) for phase, term in TUNED]
+        theta[:, columns] = vectors
         tapered = self.matrix @ theta.T           # exact: whole numbers far below 2^53
         return c_division(np.rint(tapered).astype(np.int64) * EVAL_SCALE_CP, PHASE_MAX)
 

@@ -70,6 +70,20 @@ FAMILIES = {
 }
 
 
+def tunable(phase: str, term: int) -> bool:
+    """Whether a tuner changes this number: not the unit (the pawn's middle-game
+    material) and not a pawn on its first or last rank (no pawn stands there)."""
+    pawn_square = term - GROUP["pawn"][0]
+    if 0 <= pawn_square < 64 and pawn_square // 8 in (0, 7):
+        return False
+    return not (phase == "mg" and term == GROUP["material"][0])
+
+
+# The numbers a tuner sees, in order: (phase, term index).
+TUNED = [(phase, term) for phase in PHASES for term in range(TERM_COUNT) if tunable(phase, term)]
+TUNED_INDEX = set(TUNED)
+
+
 def entry_label(group: str, k: int) -> str:
     labels = LABELS.get(group)
     return labels[k] if labels else str(k)
@@ -199,38 +213,40 @@ class UnifiedGenome:
     # ------------------------------------------------------------ the tuner
 
     def number_spec(self) -> NumberSpec:
-        """Every number but the pawn's middle-game material (the unit), middle-game
-        numbers first; whole centipawns."""
+        """Every number the evaluation can feel, middle-game numbers first, whole
+        centipawns: all but the pawn's middle-game material (the unit) and the pawn
+        table's first and last ranks (no pawn stands there)."""
         from .numbers import spec_from
         rows, groups = [], {}
-        index = 0
         for phase in PHASES:
-            phase_start = index
+            phase_start = len(rows)
             for group, first, length in TERMS:
                 members = []
                 for k in range(length):
-                    if phase == "mg" and group == "material" and k == 0:
+                    if (phase, first + k) not in TUNED_INDEX:
                         continue
                     limit = (0.0, MATERIAL_LIMIT) if group == "material" else (-TUNING_LIMIT, TUNING_LIMIT)
+                    members.append(len(rows))
                     rows.append((f"{group} {phase} {entry_label(group, k)}", *limit,
                                  20.0 if group == "material" else 10.0, True))
-                    members.append(index)
-                    index += 1
                 groups.setdefault(group, []).extend(members)
                 groups[f"{group} {phase}"] = members
-            groups[phase] = list(range(phase_start, index))
+            groups[phase] = list(range(phase_start, len(rows)))
         for family, members in FAMILIES.items():
             groups[family] = sorted(i for g in members for i in groups[g])
         return spec_from(rows, groups)
 
     def numbers(self):
         import numpy as np
-        return np.array(self.mg[1:] + self.eg, dtype=float)
+        values = {"mg": self.mg, "eg": self.eg}
+        return np.array([values[phase][term] for phase, term in TUNED], dtype=float)
 
     def with_numbers(self, vector, genome_id: int) -> UnifiedGenome:
         vector = self.number_spec().legal(vector).astype(int)
-        mg = (self.mg[0], *vector[:TERM_COUNT - 1])
-        return UnifiedGenome(genome_id, mg, vector[TERM_COUNT - 1:])
+        values = {"mg": list(self.mg), "eg": list(self.eg)}
+        for (phase, term), value in zip(TUNED, vector):
+            values[phase][term] = int(value)
+        return UnifiedGenome(genome_id, values["mg"], values["eg"])
 
     def copy(self, new_id: int | None = None) -> UnifiedGenome:
         return UnifiedGenome(self.id if new_id is None else new_id, self.mg, self.eg)
