@@ -28,7 +28,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from genchess.fitness.positions import MENTOR_CLAMP_CP, epd_line, read_keys
+from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
 
 DEFAULT_OPENINGS = Path(__file__).resolve().parents[1] / "data" / "openings.epd"
 ENGINES = ("genchess", "stockfish")

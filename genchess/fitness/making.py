@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 
-from genchess.fitness.positions import MENTOR_CLAMP_CP, position_key
+from genchess.fitness.epd import MENTOR_CLAMP_CP, position_key
 from genchess_core import Board
 
 RESOLVER_HASH_MB = 1        # quiescence uses no hash table

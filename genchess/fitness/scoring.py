@@ -54,8 +54,8 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
     fitted = meta.setdefault("fitted", {})
     changed = False
     if fitted.get("k_result", {}).get("genome") != REFERENCE:
-        from genchess.genome.genome_file import DEFAULT_GENOME_PATH, load_genome
-        cp = positions.evaluate_cp(load_genome(DEFAULT_GENOME_PATH))
+        from genchess.genome.genome_file import GENOMES_DIR, load_genome
+        cp = positions.evaluate_cp(load_genome(GENOMES_DIR / REFERENCE))
         fitted["k_result"] = {"genome": REFERENCE, "K": round(fit_k(cp, positions.result), 6),
                               "positions": len(positions)}
         changed = True
