@@ -233,6 +233,10 @@ class EvolveTrainer(Run):
         cfg = config
         self.start_genome = self.read_start()
         self.spec = self.start_genome.number_spec()
+        # Linear kinds score any vector exactly (fitness/features.py): draws are scored
+        # unrounded (see step). The others make a genome of each, rounding as they must.
+        from genchess.fitness.features import FEATURES
+        self.smooth = self.start_genome.KIND in FEATURES
         try:
             self.evolving = self.spec.indices(cfg.evolve)
         except KeyError as e:
@@ -268,12 +272,15 @@ class EvolveTrainer(Run):
 
     # ------------------------------------------------------------ vectors
 
-    def full(self, scaled: np.ndarray) -> np.ndarray:
-        """Whole number vectors from the optimiser's (in steps from the start, evolving numbers only)."""
+    def full(self, scaled: np.ndarray, whole: bool = True) -> np.ndarray:
+        """Number vectors from the optimiser's (in steps from the start, evolving numbers
+        only), inside the bounds; whole numbers rounded unless `whole` is False."""
         scaled = np.atleast_2d(scaled)
         vectors = np.tile(self.origin, (len(scaled), 1))
         vectors[:, self.evolving] += scaled * self.spec.step[self.evolving]
-        return self.spec.legal(vectors)
+        if whole:
+            return self.spec.legal(vectors)
+        return np.clip(vectors, self.spec.lo, self.spec.hi)
 
     def first_numbers(self) -> np.ndarray:
         cfg, spec = self.config, self.spec
@@ -405,23 +412,29 @@ class EvolveTrainer(Run):
         np.random.set_state(self.np_state)
         scaled = np.asarray(self.optimiser.ask())
         self.np_state = np.random.get_state()
-        vectors = self.full(scaled)
+        # Linear kinds are scored as drawn, between whole numbers too: rounded, a step
+        # smaller than half a unit changes nothing, the landscape is flat steps and
+        # CMA-ES's step size collapses on them. The generation's best is then rounded
+        # into a genome and scored again: its losses are what the records report.
+        vectors = self.full(scaled, whole=not self.smooth)
         losses = self.score(executor, vectors)["train"]
         np.random.set_state(self.np_state)
         self.optimiser.tell(list(scaled), list(losses))
         self.np_state = np.random.get_state()
         i = int(np.argmin(losses))
-        improved = losses[i] < self.best_loss
+        best = self.spec.legal(vectors[i])
+        scored = self.score(executor, best[None, :], ("train", "held-out"))
+        loss, held = float(scored["train"][0]), float(scored["held-out"][0])
+        improved = loss < self.best_loss
         if improved:
-            self.best, self.best_loss = vectors[i].copy(), float(losses[i])
-        held = float(self.score(executor, vectors[i:i + 1], ("held-out",))["held-out"][0])
+            self.best, self.best_loss = best, loss
         self.generation += 1
         g = self.generation
         if g > self.written:
-            self.records.write(f"generation {g}: loss {losses[i]:.7f} held-out {held:.7f} "
+            self.records.write(f"generation {g}: loss {loss:.7f} held-out {held:.7f} "
                                f"mean {float(np.mean(losses)):.7f} best-so-far {self.best_loss:.7f} "
                                f"seconds {time.monotonic() - started:.2f}\n")
-            self.genomes_out.write(self.start_genome.with_numbers(vectors[i], g).to_text())
+            self.genomes_out.write(self.start_genome.with_numbers(best, g).to_text())
             self.written = g
         if improved:
             write_atomically(self.config.companion("_best.genome"), self.best_text())
@@ -429,9 +442,9 @@ class EvolveTrainer(Run):
         self.save_state()
         if self.bar is not None:
             self.bar.update(1)
-            self.bar.set_postfix(loss=f"{losses[i]:.5f}", held_out=f"{held:.5f}")
+            self.bar.set_postfix(loss=f"{loss:.5f}", held_out=f"{held:.5f}")
         if not self.config.quiet or g % 10 == 0:
-            self.say(f"generation {g}/{self.config.generations}: loss {losses[i]:.6f} "
+            self.say(f"generation {g}/{self.config.generations}: loss {loss:.6f} "
                      f"(held-out {held:.6f}), best {self.best_loss:.6f}, "
                      f"{time.monotonic() - started:.1f} s")
         return None
