@@ -174,29 +174,82 @@ def plot_promotions(plt, games, out: Path) -> Path:
 
 # ------------------------------------------------------------------ Phoenix runs
 
-def plot_tables(plt, genome, out: Path) -> Path:
-    """The best chromosome's ten tables as 8x8 boards (White's side, rank 1 at the bottom)."""
+def draw_boards(plt, boards: list[tuple[str, list[int]]], columns: int, title: str, path: Path) -> Path:
+    """Piece-square tables as 8x8 boards (White's side, rank 1 at the bottom), one
+    colour scale for all, each square's number written on it."""
     import numpy as np
-    from genchess.genome.pvt import TABLES
-
-    fig, axes = plt.subplots(2, 5, figsize=(16, 7), layout="constrained")
-    limit = max(1, max(abs(v) for v in genome.values))
-    for ax, (piece, phase) in zip(axes.flat, TABLES):
-        board = np.array(genome.table(piece, phase)).reshape(8, 8)      # row 0: rank 1
+    rows = (len(boards) + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 3.4 * rows), layout="constrained")
+    limit = max(1, max(abs(v) for _, values in boards for v in values))
+    for ax, (name, values) in zip(axes.flat, boards):
+        board = np.array(values).reshape(8, 8)                          # row 0: rank 1
         image = ax.imshow(board, cmap="RdBu_r", vmin=-limit, vmax=limit, origin="lower")
         for r in range(8):
             for f in range(8):
                 ax.text(f, r, str(board[r, f]), ha="center", va="center", fontsize=7)
         ax.set_xticks(range(8), list("abcdefgh"))
         ax.set_yticks(range(8), [str(r) for r in range(1, 9)])
-        ax.set_title(f"{piece} {'middle game' if phase == 'mg' else 'end game'}")
+        ax.set_title(name)
     fig.colorbar(image, ax=axes, shrink=0.8, label="centipawns (White's side)")
-    fig.suptitle(f"Piece-square tables of chromosome {genome.id} (material "
-                 f"{' '.join(map(str, genome.material))}; rook and queen use their middle-game "
-                 f"table in the end game)")
-    fig.savefig(out / "tables.png", dpi=100)
+    fig.suptitle(title)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
-    return out / "tables.png"
+    return path
+
+
+def phase_name(phase: str) -> str:
+    return "middle game" if phase == "mg" else "end game"
+
+
+def plot_tables(plt, genome, out: Path) -> Path:
+    """The best chromosome's ten tables as boards."""
+    from genchess.genome.pvt import TABLES
+    boards = [(f"{piece} {phase_name(phase)}", genome.table(piece, phase)) for piece, phase in TABLES]
+    return draw_boards(plt, boards, 5, f"Piece-square tables of chromosome {genome.id} (material "
+                       f"{' '.join(map(str, genome.material))}; rook and queen use their "
+                       f"middle-game table in the end game)", out / "tables.png")
+
+
+def plot_unified(plt, genome, out: Path) -> list[Path]:
+    """A unified genome: its twelve tables as boards (tables.png) and every other term
+    group, middle game against end game (terms.png)."""
+    from genchess.genome.unified import PHASES, TABLE_GROUPS, TERMS, entry_label
+    boards = [(f"{piece} {phase_name(phase)}", genome.group(piece, phase))
+              for piece in TABLE_GROUPS for phase in PHASES]
+    tables = draw_boards(plt, boards, 4, f"Piece-square tables of unified genome {genome.id} "
+                         f"(centipawns on top of material)", out / "tables.png")
+    groups = [(name, length) for name, _, length in TERMS if name not in TABLE_GROUPS]
+    vectors = [(name, length) for name, length in groups if length > 1]
+    scalars = [name for name, length in groups if length == 1]
+    columns = 4
+    rows = (len(vectors) + 1 + columns - 1) // columns
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.9 * rows), layout="constrained")
+    for ax, (name, length) in zip(axes.flat, vectors):
+        for phase, colour in zip(PHASES, ("tab:blue", "tab:orange")):
+            ax.plot(range(length), genome.group(name, phase), marker=".", color=colour,
+                    label=phase_name(phase))
+        labels = [entry_label(name, k) for k in range(length)]
+        step = max(1, length // 8)
+        ax.set_xticks(range(0, length, step), labels[::step], fontsize=7)
+        ax.axhline(0, color="grey", linewidth=0.5)
+        ax.set_title(name, fontsize=9)
+    ax = axes.flat[len(vectors)]
+    y = range(len(scalars))
+    ax.barh([v - 0.2 for v in y], [genome.group(n, "mg")[0] for n in scalars], height=0.4,
+            color="tab:blue", label="middle game")
+    ax.barh([v + 0.2 for v in y], [genome.group(n, "eg")[0] for n in scalars], height=0.4,
+            color="tab:orange", label="end game")
+    ax.set_yticks(list(y), scalars, fontsize=7)
+    ax.axvline(0, color="grey", linewidth=0.5)
+    ax.set_title("single terms", fontsize=9)
+    ax.legend(fontsize=7)
+    for extra in list(axes.flat)[len(vectors) + 1:]:
+        extra.axis("off")
+    fig.suptitle(f"Unified genome {genome.id}: every term but the tables, centipawns per count "
+                 f"(White's minus Black's)")
+    fig.savefig(out / "terms.png", dpi=100)
+    plt.close(fig)
+    return [tables, out / "terms.png"]
 
 
 def plot_fitness(plt, history, out: Path) -> Path:
@@ -343,6 +396,8 @@ def plot_evolve(path: Path, out: Path) -> int:
             written.append(plot_weights(plt, genomes, out))
         elif kind == "pvt":
             written.append(plot_tables(plt, genomes[-1], out))
+        elif kind == "unified":
+            written += plot_unified(plt, genomes[-1], out)
         else:
             written.append(plot_piece_strengths(plt, genomes, out))
     from genchess.train.champion import plot_champion_gain

@@ -5,11 +5,13 @@ from genchess_core.types cimport U64
 from genchess_core.position cimport Position
 from genchess_core.eval_material cimport MaterialParams
 from genchess_core.eval_pvt cimport PvtParams
+from genchess_core.eval_unified cimport UnifiedParams, UnifiedPawnEntry
 
 cdef enum EvalKind:
     KIND_GENETIC = 0            # Genetic Chess scoring genes (this module)
     KIND_MATERIAL = 1           # Kendall-Whitwell material weights (eval_material)
     KIND_PVT = 2                # Phoenix piece-square tables (eval_pvt)
+    KIND_UNIFIED = 3            # the three designs' terms, tapered and linear (eval_unified)
 
 cdef enum:  # scoring genes, in GENE_PREFIXES order
     G_TOTAL_FORCE = 0
@@ -55,6 +57,8 @@ cdef struct EvalParams:
     int order_values[6]         # each piece kind's worth for move ordering, internal units
     MaterialParams material     # KIND_MATERIAL
     PvtParams pvt               # KIND_PVT
+    UnifiedParams unified       # KIND_UNIFIED
+    UnifiedPawnEntry* unified_pawn_cache    # UNIFIED_PAWN_CACHE_SIZE entries owned by a Searcher; NULL: none
     # KIND_GENETIC:
     double piece_values[6]      # normalised: sum over the starting army of |value| is 1
     double priority[12]
@@ -70,6 +74,7 @@ cdef struct EvalParams:
     double castling_queenside
     PawnEntry* pawn_cache       # PAWN_CACHE_SIZE entries owned by a Searcher; NULL: none
     EvalEntry* eval_cache       # EVAL_CACHE_SIZE entries owned by a Searcher; NULL: none
+                                # (genetic and unified kinds: the costly evaluations)
 
 cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil
 cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil

@@ -23,6 +23,7 @@ from genchess_core.movegen cimport (legal_moves_as, legal_count_and_targets, leg
 from genchess_core.board cimport Board
 from genchess_core.eval_material cimport evaluate_material, material_params
 from genchess_core.eval_pvt cimport evaluate_pvt, pvt_params
+from genchess_core.eval_unified cimport evaluate_unified, unified_params
 
 cdef const AttackTables* T = attack_tables()
 
@@ -31,7 +32,8 @@ cdef U64 FILE_MASK[8]
 cdef U64 AHEAD[2][8]            # ranks strictly ahead of a rank, from a colour's side
 
 # The `kind` a genome's pack() names, to the EvalKind the C evaluation switches on.
-KIND_CODES = {"genetic": KIND_GENETIC, "material": KIND_MATERIAL, "pvt": KIND_PVT}
+KIND_CODES = {"genetic": KIND_GENETIC, "material": KIND_MATERIAL, "pvt": KIND_PVT,
+              "unified": KIND_UNIFIED}
 
 GENE_PREFIXES = ("total_force", "freedom", "pawn_adv", "passed_pawn", "targeted", "sphere",
                  "confine", "king_protect", "castling", "islands", "stacked", "checkmate_material")
@@ -309,23 +311,30 @@ cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil:
         return evaluate_material(p, &e.material)
     if e.kind == KIND_PVT:
         return evaluate_pvt(p, &e.pvt)
-    return cached_evaluate_genetic(p, e)
+    return cached_evaluate(p, e)
 
 
-cdef inline int cached_evaluate_genetic(Position* p, const EvalParams* e) noexcept nogil:
-    """evaluate_genetic through the Searcher's evaluation cache: a search meets the
-    same position again and again (transpositions, null-window re-searches,
-    aspiration re-searches, the static evaluation of a node and its stand-pat),
-    and the Genetic Chess evaluation, which counts both sides' legal moves, is
-    the costliest thing in a node. The same number comes back, so the search is
+cdef inline int uncached_evaluate(Position* p, const EvalParams* e) noexcept nogil:
+    if e.kind == KIND_UNIFIED:
+        return evaluate_unified(p, &e.unified, e.unified_pawn_cache)
+    return evaluate_genetic(p, e)
+
+
+cdef inline int cached_evaluate(Position* p, const EvalParams* e) noexcept nogil:
+    """The Genetic Chess and the unified evaluations through the Searcher's
+    evaluation cache: a search meets the same position again and again
+    (transpositions, null-window re-searches, aspiration re-searches, the static
+    evaluation of a node and its stand-pat), and these two evaluations, which
+    build attack maps (the genes count both sides' legal moves too), are the
+    costliest thing in a node. The same number comes back, so the search is
     unchanged."""
     cdef EvalEntry* entry
     if e.eval_cache == NULL:
-        return evaluate_genetic(p, e)
+        return uncached_evaluate(p, e)
     entry = &e.eval_cache[p.key & (EVAL_CACHE_SIZE - 1)]
     if entry.filled and entry.key == p.key:
         return entry.score
-    entry.score = evaluate_genetic(p, e)
+    entry.score = uncached_evaluate(p, e)
     entry.key = p.key
     entry.filled = 1
     return entry.score
@@ -373,6 +382,7 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
     """Fill e from a genome's pack() dict; runs once per genome load."""
     e.pawn_cache = NULL     # a Searcher attaches its own after packing
     e.eval_cache = NULL
+    e.unified_pawn_cache = NULL
     kind = packed.get("kind", "genetic")
     if kind not in KIND_CODES:
         raise ValueError(f"unknown evaluation kind {kind!r} (known: {', '.join(KIND_CODES)})")
@@ -381,6 +391,11 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
         if e.kind == KIND_MATERIAL:
             material_params(&e.material, packed)
             set_order_values(e, packed.get("order_values", packed["material_weights"][:6]))
+            return 0
+        if e.kind == KIND_UNIFIED:
+            unified_params(&e.unified, packed)
+            # Order values in pawns, from the middle-game material in centipawns.
+            set_order_values(e, packed.get("order_values", [v / 100.0 for v in packed["unified_mg"][:5]] + [0.0]))
             return 0
         if e.kind == KIND_PVT:
             pvt_params(&e.pvt, packed)

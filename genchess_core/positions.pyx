@@ -21,7 +21,7 @@
 from collections import namedtuple
 from libc.string cimport memset
 
-from libc.stdint cimport uint8_t, int8_t, int32_t
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t
 
 import numpy as np
 
@@ -33,6 +33,8 @@ from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insuf
                                     has_legal_move)
 from genchess_core.evaluate cimport EvalParams, evaluate, make_params
 from genchess_core.eval_material cimport material_features
+from genchess_core.eval_unified cimport unified_trace, N_TERMS
+from genchess_core.eval_pvt cimport pvt_phase
 from genchess_core.search cimport (Searcher, SearchState, quiesce, mvv_lva, MATE_BOUND,
                                    INFINITE_SCORE, USE_QS_SEE, USE_QUIESCENCE)
 from genchess_core.board cimport Board
@@ -243,3 +245,43 @@ def material_counts(const U64[:, ::1] pieces, const uint8_t[::1] side,
             unpack_position(&pos, &pieces[i, 0], side[i], castling[i], ep[i])
             material_features(&pos, <int*>&ov[i, 0])
     return out
+
+
+def unified_counts(const U64[:, ::1] pieces, const uint8_t[::1] side,
+                   const uint8_t[::1] castling, const int8_t[::1] ep, dict packed):
+    """The unified kind's features of every packed position, sparse: (rows, terms,
+    counts, phases), the nonzero term counts (White's minus Black's, what
+    eval_unified.unified_trace records) with their position's row, and each
+    position's game phase (0 .. 24). `packed` is any unified genome's pack() (the
+    counts do not depend on its numbers)."""
+    cdef Py_ssize_t n = pieces.shape[0], i, used = 0, capacity = max(1024, n * 80)
+    cdef EvalParams e
+    cdef Position pos
+    cdef int counts[N_TERMS]
+    cdef int t
+    make_params(&e, packed)
+    rows = np.empty(capacity, dtype=np.int32)
+    terms = np.empty(capacity, dtype=np.int16)
+    values = np.empty(capacity, dtype=np.int16)
+    phases = np.empty(n, dtype=np.int8)
+    cdef int32_t[::1] rv = rows
+    cdef int16_t[::1] tv = terms, vv = values
+    cdef int8_t[::1] pv = phases
+    for i in range(n):
+        if used + N_TERMS > capacity:           # grow (rarely: ~70 terms a position)
+            capacity *= 2
+            rows, terms, values = (np.resize(rows, capacity), np.resize(terms, capacity),
+                                   np.resize(values, capacity))
+            rv, tv, vv = rows, terms, values
+        with nogil:
+            unpack_position(&pos, &pieces[i, 0], side[i], castling[i], ep[i])
+            memset(counts, 0, sizeof(counts))
+            unified_trace(&pos, &e.unified, counts)
+            pv[i] = pvt_phase(&pos)
+            for t in range(N_TERMS):
+                if counts[t] != 0:
+                    rv[used] = i
+                    tv[used] = t
+                    vv[used] = counts[t]
+                    used += 1
+    return rows[:used].copy(), terms[:used].copy(), values[:used].copy(), phases

@@ -8,6 +8,7 @@ from genchess_core.types cimport (U64, Move, MAX_PLY, MAX_MOVES, PAWN, FLAG_CAPT
                                   FLAG_PROMO, move_from, move_to, move_flags, move_promo_kind)
 from genchess_core.position cimport Position
 from genchess_core.evaluate cimport EvalParams, PawnEntry, EvalEntry
+from genchess_core.eval_unified cimport UnifiedPawnEntry
 from genchess_core.tt cimport TT
 
 cdef enum:
@@ -139,7 +140,8 @@ cdef struct Worker:
     # and evaluation caches; only the hash table is shared (Lazy SMP).
     SearchState* s
     PawnEntry* pawn_cache               # the evaluation's pawn-structure cache (genetic kind)
-    EvalEntry* eval_cache               # the evaluation's whole-position cache (genetic kind)
+    EvalEntry* eval_cache               # the evaluation's whole-position cache (genetic, unified kinds)
+    UnifiedPawnEntry* unified_pawn_cache    # the unified kind's pawn cache, made when one loads
 
 
 cdef class Searcher:

@@ -24,8 +24,9 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
-                                     EVAL_LIMIT, KIND_PVT, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
+                                     EVAL_LIMIT, KIND_PVT, KIND_UNIFIED, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
+from genchess_core.eval_unified cimport UnifiedPawnEntry, UNIFIED_PAWN_CACHE_SIZE
 from genchess_core.tt cimport (TT, TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
                                tt_prefetch, tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
@@ -879,10 +880,12 @@ cdef int new_worker(Worker* w, TT* tt) except -1:
 cdef void free_worker(Worker* w) noexcept:
     free(w.pawn_cache)
     free(w.eval_cache)
+    free(w.unified_pawn_cache)
     free(w.s)
     w.s = NULL
     w.pawn_cache = NULL
     w.eval_cache = NULL
+    w.unified_pawn_cache = NULL
 
 
 cdef int load_genome(Worker* w, dict packed, int pawn_value) except -1:
@@ -892,6 +895,13 @@ cdef int load_genome(Worker* w, dict packed, int pawn_value) except -1:
     memset(w.eval_cache, 0, EVAL_CACHE_SIZE * sizeof(EvalEntry))
     w.s.params.pawn_cache = w.pawn_cache
     w.s.params.eval_cache = w.eval_cache
+    if w.s.params.kind == KIND_UNIFIED:
+        if w.unified_pawn_cache == NULL:
+            w.unified_pawn_cache = <UnifiedPawnEntry*>calloc(UNIFIED_PAWN_CACHE_SIZE, sizeof(UnifiedPawnEntry))
+            if w.unified_pawn_cache == NULL:
+                raise MemoryError()
+        memset(w.unified_pawn_cache, 0, UNIFIED_PAWN_CACHE_SIZE * sizeof(UnifiedPawnEntry))
+        w.s.params.unified_pawn_cache = w.unified_pawn_cache
     w.s.spec[0] = packed["spec_just_captured"]
     w.s.spec[1] = packed["spec_can_capture"]
     w.s.spec[2] = packed["spec_recapture"]

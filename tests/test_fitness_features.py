@@ -12,7 +12,8 @@ from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels
 from genchess.fitness.positions import PositionSet
 from genchess.fitness.scoring import PositionFitness
-from genchess.genome import MaterialGenome, PvtGenome, load_genome
+from genchess.genome import MaterialGenome, PvtGenome, UnifiedGenome, load_genome
+from genchess.train.evolve import blank_genome
 from genchess.genome.genome_file import GENOMES_DIR, hand_set_genome
 from genchess_core import Board
 
@@ -51,12 +52,19 @@ def random_pvt(rng: random.Random, genome_id: int) -> PvtGenome:
                      [rng.randint(50, 150)] + [rng.randint(200, 1200) for _ in range(4)])
 
 
-@pytest.mark.parametrize("make", [random_material, random_pvt], ids=["material", "pvt"])
+def random_unified(rng: random.Random, genome_id: int) -> UnifiedGenome:
+    start = UnifiedGenome.from_material(genome_id, [rng.randint(50, 150)] + [rng.randint(200, 1200) for _ in range(4)])
+    return start.with_numbers([v + rng.randint(-300, 300) for v in start.numbers()], genome_id)
+
+
+@pytest.mark.parametrize("make", [random_material, random_pvt, random_unified],
+                         ids=["material", "pvt", "unified"])
 def test_the_feature_path_is_the_c_evaluation_exactly(positions, make):
     rng = random.Random(17)
     genomes = [make(rng, i) for i in range(6)]
     shipped = {"material": GENOMES_DIR / "evolved.genome", "pvt": GENOMES_DIR / "pvt-textbook.genome"}
-    genomes.append(load_genome(shipped[genomes[0].KIND]))
+    genomes.append(load_genome(shipped[genomes[0].KIND]) if genomes[0].KIND in shipped
+                   else blank_genome(genomes[0].KIND))
     for template in (genomes[0], genomes[-1]):
         features = linear_features(template, positions)
         vectors = np.array([g.numbers() for g in genomes])

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from genchess.genome import load_genome
+from genchess.genome import UnifiedGenome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR, hand_set_genome
 
 KINDS = {
     "genetic": lambda: hand_set_genome(),
     "material": lambda: load_genome(GENOMES_DIR / "evolved.genome"),
     "pvt": lambda: load_genome(GENOMES_DIR / "pvt-textbook.genome"),
+    "unified": lambda: UnifiedGenome.from_material(4, [100, 248, 272, 383, 823]),
 }
 
 
@@ -54,6 +55,12 @@ def test_the_unit_and_what_multiplies_zero_are_not_numbers():
     assert not any(name.startswith("Look Ahead Gene") for name in names)
     assert "Piece Strength Gene: P" not in names and "Total Force Gene: Priority" not in names
     assert genetic.number_spec().indices(["material"]).tolist() == [0, 1, 2, 3]
+    unified = KINDS["unified"]()
+    names = unified.number_spec().names
+    assert "material mg pawn" not in names and "material eg pawn" in names
+    assert len(names) == 2 * len(unified.mg) - 1 - 2 * 16          # the unit; pawns on ranks 1 and 8
+    assert "pawn mg a1" not in names and "pawn eg h8" not in names and "pawn eg a2" in names
+    assert unified.with_numbers(unified.numbers() * 0, 1).mg[0] == 100
 
 
 def test_groups_select_and_unknown_groups_are_named():
@@ -61,6 +68,11 @@ def test_groups_select_and_unknown_groups_are_named():
     assert len(spec.indices(["tables"])) == 640 and len(spec.indices(["material", "tables"])) == 644
     with pytest.raises(KeyError, match="unknown group 'pieces'"):
         spec.indices(["pieces"])
+    spec = KINDS["unified"]().number_spec()
+    assert len(spec.indices(["tables"])) == 2 * 6 * 64 - 32 and len(spec.indices(["pawn mg"])) == 48
+    assert len(spec.indices(["material"])) == 9 and len(spec.indices(["eg"])) == len(spec) // 2 + 1
+    assert set(spec.indices(["king safety"])) >= set(spec.indices(["king escape", "castling"]))
+    assert len(spec.indices(["king"])) == 128                   # the king's tables
 
 
 def test_a_genetic_vector_that_breaks_a_gene_rule_is_refused():

@@ -19,6 +19,12 @@ the loss a tuner minimises is the loss of the evaluation the engine plays.
   one sparse row per position, already tapered, over the 644 numbers and the pawn's
   (fixed) material.
 
+- unified (eval_unified.pyx): every term's count (White's minus Black's) as the C
+  evaluation records it with its counting accumulator (unified_trace), tapered into a
+  middle-game column (count * phase) and an end-game column (count * (24 - phase));
+  then the scale and the division by 24, as for pvt. Features: one sparse row per
+  position over the 1110 numbers.
+
 Kinds that are not linear (the Genetic Chess genes) have no features here; they are
 scored by the C evaluation itself (PositionSet.evaluate).
 """
@@ -27,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from genchess.genome import MaterialGenome, PvtGenome
+from genchess.genome import MaterialGenome, PvtGenome, UnifiedGenome
 from genchess.genome.pvt import (EVAL_SCALE_CP, N_VALUES, PIECE_KINDS, TABLE_INDEX)
 
 PHASE_MAX = 24                          # eval_pvt.pxd: N, B = 1, R = 2, Q = 4, capped
@@ -140,7 +146,44 @@ class PvtFeatures:
         return np.full(len(np.atleast_2d(vectors)), float(self.template.material[0] * EVAL_SCALE_CP))
 
 
-FEATURES = {MaterialGenome.KIND: MaterialFeatures, PvtGenome.KIND: PvtFeatures}
+class UnifiedFeatures:
+    """One tapered sparse row per position: a column per term and phase (all the
+    middle-game numbers, then the end-game ones, as UnifiedGenome lays them out)."""
+
+    def __init__(self, template: UnifiedGenome, positions):
+        from scipy import sparse
+        from genchess_core.eval_unified import TERM_COUNT
+        from genchess_core.positions import unified_counts
+        self.template = template
+        rows, terms, counts, phases = unified_counts(
+            np.ascontiguousarray(positions.pieces), np.ascontiguousarray(positions.side),
+            np.ascontiguousarray(positions.castling), np.ascontiguousarray(positions.ep),
+            template.pack())
+        counts = counts.astype(np.float64)
+        phase = phases.astype(np.float64)[rows]
+        self.matrix = sparse.csr_matrix(
+            (np.concatenate([counts * phase, counts * (PHASE_MAX - phase)]),
+             (np.concatenate([rows, rows]), np.concatenate([terms, terms + TERM_COUNT]))),
+            shape=(len(positions), 2 * TERM_COUNT))
+
+    def scores(self, vectors: np.ndarray) -> np.ndarray:
+        """[n, P] int64: the C evaluation of every position under every genome."""
+        from genchess.genome.unified import TUNED
+        vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+        # The numbers leave some out (the unit, pawn squares no pawn stands on):
+        # every genome has the template's there.
+        theta = np.tile(np.array(self.template.mg + self.template.eg, dtype=np.float64), (len(vectors), 1))
+        columns = [term + (0 if phase == "mg" else len(self.template.mg)) for phase, term in TUNED]
+        theta[:, columns] = vectors
+        tapered = self.matrix @ theta.T           # exact: whole numbers far below 2^53
+        return c_division(np.rint(tapered).astype(np.int64) * EVAL_SCALE_CP, PHASE_MAX)
+
+    def pawn_units(self, vectors: np.ndarray) -> np.ndarray:
+        return np.full(len(np.atleast_2d(vectors)), float(self.template.mg[0] * EVAL_SCALE_CP))
+
+
+FEATURES = {MaterialGenome.KIND: MaterialFeatures, PvtGenome.KIND: PvtFeatures,
+            UnifiedGenome.KIND: UnifiedFeatures}
 
 
 def linear_features(template, positions):

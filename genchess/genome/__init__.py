@@ -1,6 +1,6 @@
 """Genomes of GenChess: one module per evaluation kind (Genetic Chess genes: genes.py
 and genome.py; Kendall-Whitwell material weights: material.py; Phoenix piece-square
-tables: pvt.py), the registry of kinds and the one GenomeError (kinds.py), and the
+tables: pvt.py; the three designs' terms in one tapered form: unified.py), the registry of kinds and the one GenomeError (kinds.py), and the
 genome file format every kind shares (genome_file.py). Pure Python; a genome's
 `pack()` is the only thing the C engine sees, once per loaded genome. Which genome
 of a trainer's run file to play is the trainers' business (genchess.train.registry).
@@ -11,6 +11,7 @@ from .genome import Genome
 from .kinds import GENOME_KINDS, GenomeError, register_kind
 from .material import MaterialGenome
 from .pvt import PvtGenome
+from .unified import UnifiedGenome
 from .genome_file import (
     GenomeFile,
     StillAlive,
@@ -30,6 +31,7 @@ __all__ = [
     "GENOME_KINDS",
     "MaterialGenome",
     "PvtGenome",
+    "UnifiedGenome",
     "register_kind",
     "PACK_KEYS",
     "Gene",

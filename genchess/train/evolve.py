@@ -43,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.genome import Genome, MaterialGenome, PvtGenome, hand_set_genome
+from genchess.genome import Genome, MaterialGenome, PvtGenome, UnifiedGenome, hand_set_genome, load_genome
+from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, play_job
@@ -59,7 +60,7 @@ from genchess.train.scaffold import Run
 
 OPTIMISERS = ("cma-es", "ga")
 STARTS = ("given", "zero", "random")
-KINDS = ("material", "pvt", "genetic")
+KINDS = ("material", "pvt", "genetic", "unified")
 DIAGONAL_ABOVE = 100            # numbers: CMA-ES keeps a diagonal covariance above this
 RANDOM_SPAN = 5.0               # start = random: each number within +-5 of its steps
 
@@ -70,7 +71,7 @@ EVOLVE_KEYS = [
         "trainer's run file: what genchess --genome plays from it)", "initial_genomes"),
     Key("kind", "choice", "without initial genomes, start from this kind's blank genome: "
         "material (every piece weight equal, no mobility), pvt (zero tables, standard "
-        "material) or genetic (the hand-set genome)", "kind", choices=KINDS),
+        "material), genetic (the hand-set genome) or unified (material alone)", "kind", choices=KINDS),
     Key("start", "choice", "the first numbers: given (the start genome's), zero, or random "
         "(each within five steps of the start genome's)", "start", choices=STARTS),
     Key("evolve", "words", "which numbers evolve: all, or groups separated by commas "
@@ -142,11 +143,16 @@ def check_evolve(path: Path, values: dict[str, object], lines: dict[str, int]) -
 
 
 def blank_genome(kind: str):
-    """The start genome of `kind = ...`: every piece equal, zero tables, hand-set genes."""
+    """The start genome of `kind = ...`: every piece equal, zero tables, hand-set genes,
+    or for the unified kind material alone (GenChess's own, material-positions.genome,
+    tuned on positions from equal weights) with every other number zero."""
     if kind == "material":
         return MaterialGenome(0, [1.0] * 6 + [0.0])
     if kind == "pvt":
         return PvtGenome(0, [0] * N_VALUES, STANDARD_MATERIAL)
+    if kind == "unified":
+        weights = load_genome(GENOMES_DIR / "material-positions.genome").weights
+        return UnifiedGenome.from_material(0, [round(100 * w / weights[0]) for w in weights[:5]])
     return hand_set_genome().copy(0)
 
 

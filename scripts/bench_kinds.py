@@ -1,17 +1,20 @@
-"""Speed of the Phoenix (PVT) kind: search nodes per second against the full
-hand-set genome, and games per minute of the multi-niche crowding trainer.
+"""Speed of each evaluation kind: search nodes per second against the full hand-set
+genome, and games per minute of the multi-niche crowding (PVT) trainer.
 
 1. Every `genchess bench` position is searched to the same fixed depth from a
-   cleared hash table with the textbook PVT genome and with default.genome, in
-   this process; nodes per second over all positions, and their ratio (the
-   issue's target: PVT at least 3x). Node counts differ (different evaluations
-   make different trees), which is why the rate is compared, not the time.
+   cleared hash table with a genome of each kind (material: evolved.genome; pvt:
+   pvt-textbook.genome; unified: --unified FILE, default the material-only start of
+   `kind = unified`) and with default.genome, in this process; nodes per second over
+   all positions, and each kind's ratio to default.genome (targets: PVT at least
+   3x, unified at least 2x). Node counts differ (different evaluations make
+   different trees), which is why the rate is compared, not the time.
 2. One generation of the trainer (a round robin of `--population` random
    chromosomes, three games each, `--game-time` seconds per side) through the
    real process pool with `--workers` processes, into a temporary database:
    games per minute of wall time.
 
-    python scripts/bench_pvt.py [--depth 6] [--repeats 5] [--population 8] [--game-time 1] [--workers 2]
+    python scripts/bench_kinds.py [--depth 6] [--repeats 5] [--unified FILE] [--population 8]
+                                  [--game-time 1] [--workers 2] [--no-trainer]
 
 Figures depend on the machine's load: say what else was running when you quote them.
 """
@@ -26,16 +29,21 @@ from pathlib import Path
 from genchess.bench import run_bench
 from genchess.engine import Engine
 from genchess.genome import hand_set_genome, load_genome
+from genchess.train.evolve import blank_genome
 from genchess.train.mnc import MncConfig, MncTrainer
 
-TEXTBOOK = Path(__file__).resolve().parent.parent / "genchess" / "genomes" / "pvt-textbook.genome"
+GENOMES = Path(__file__).resolve().parent.parent / "genchess" / "genomes"
+TARGETS = {"pvt": 3.0, "unified": 2.0}
 
 
-def search_speed(depth: int, repeats: int) -> None:
+def search_speed(depth: int, repeats: int, unified: str | None) -> None:
     """Best of `repeats` interleaved runs each: on a loaded machine the fastest run
     is the one least disturbed by other processes."""
-    engines = {"PVT (textbook)": Engine(load_genome(TEXTBOOK), search_mode="iterative"),
-               "default.genome": Engine(hand_set_genome(), search_mode="iterative")}
+    genomes = {"material": load_genome(GENOMES / "evolved.genome"),
+               "pvt": load_genome(GENOMES / "pvt-textbook.genome"),
+               "unified": load_genome(unified) if unified else blank_genome("unified"),
+               "default.genome": hand_set_genome()}
+    engines = {name: Engine(genome, search_mode="iterative") for name, genome in genomes.items()}
     best: dict[str, tuple[int, float]] = {}
     for _ in range(repeats):
         for name, engine in engines.items():
@@ -47,8 +55,9 @@ def search_speed(depth: int, repeats: int) -> None:
         rates[name] = nodes / seconds
         print(f"{name:16} {nodes:10d} nodes in {seconds:6.2f} s = {rates[name]:10.0f} nodes/s "
               f"(best of {repeats})")
-    ratio = rates["PVT (textbook)"] / rates["default.genome"]
-    print(f"PVT / default nodes per second: {ratio:.2f}x (target >= 3x)")
+    for name in ("material", "pvt", "unified"):
+        target = f" (target >= {TARGETS[name]:g}x)" if name in TARGETS else ""
+        print(f"{name} / default.genome nodes per second: {rates[name] / rates['default.genome']:.2f}x{target}")
 
 
 def trainer_speed(population: int, game_time: float, workers: int) -> None:
@@ -72,9 +81,13 @@ def main() -> None:
     parser.add_argument("--population", type=int, default=8)
     parser.add_argument("--game-time", type=float, default=1.0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--unified", metavar="FILE", help="the unified genome to time (default: "
+                        "material alone, the start of kind = unified)")
+    parser.add_argument("--no-trainer", action="store_true", help="skip the trainer's games")
     args = parser.parse_args()
-    search_speed(args.depth, args.repeats)
-    trainer_speed(args.population, args.game_time, args.workers)
+    search_speed(args.depth, args.repeats, args.unified)
+    if not args.no_trainer:
+        trainer_speed(args.population, args.game_time, args.workers)
 
 
 if __name__ == "__main__":
