@@ -54,6 +54,19 @@ VALUE_LIMIT = 10000                             # |value| a file may hold (a hun
 TUNING_LIMIT = 500.0                            # |value| a tuner may give a table entry
 
 
+def whole_numbers(text: str, count: int, path: str, n: int, what: str) -> list[int]:
+    """`count` whole centipawn values from a genome file's line `n`, each within
+    +-VALUE_LIMIT; GenomeError naming the file, the line and `what` otherwise."""
+    words = text.split()
+    if len(words) != count or not all(re.fullmatch(r"[+-]?[0-9]+", w) for w in words):
+        raise GenomeError.at(path, n, f"{what} needs {count} whole number{'s' if count > 1 else ''}, "
+                                      f"got {quote(text)}")
+    numbers = [int(w) for w in words]
+    if any(abs(v) > VALUE_LIMIT for v in numbers):
+        raise GenomeError.at(path, n, f"{what}: values beyond +-{VALUE_LIMIT} centipawns")
+    return numbers
+
+
 def table_name(index: int) -> str:
     piece, phase = TABLES[index]
     return f"{piece} {phase}"
@@ -142,15 +155,7 @@ class PvtGenome:
 
     @staticmethod
     def _numbers(text: str, count: int, path: str, n: int, what: str) -> list[int]:
-        words = text.split()
-        if len(words) != count or not all(re.fullmatch(r"[+-]?[0-9]+", w) for w in words):
-            raise GenomeError.at(path, n, f"PVT genome: {what} needs {count} whole numbers, "
-                                          f"got {quote(text)}")
-        numbers = [int(w) for w in words]
-        if any(abs(v) > VALUE_LIMIT for v in numbers):
-            raise GenomeError.at(path, n, f"PVT genome: {what}: values beyond +-{VALUE_LIMIT} "
-                                          f"centipawns")
-        return numbers
+        return whole_numbers(text, count, path, n, f"PVT genome: {what}")
 
     @classmethod
     def random(cls, rng: Random, genome_id: int, low: int = -50, high: int = 50,

@@ -31,13 +31,12 @@ the board, rank 8 first, as the PVT kind writes it):
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Sequence
 
 from genchess_core.eval_unified import TERM_COUNT, TERMS
 
 from .kinds import GenomeError, quote, register_kind, time_management_defaults
-from .pvt import EVAL_SCALE_CP, PIECE_KINDS, VALUE_LIMIT, square_index
+from .pvt import EVAL_SCALE_CP, PIECE_KINDS, square_index, whole_numbers
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec
@@ -179,15 +178,7 @@ class UnifiedGenome:
 
     @staticmethod
     def _numbers(text: str, count: int, path: str, n: int, what: str) -> list[int]:
-        words = text.split()
-        if len(words) != count or not all(re.fullmatch(r"[+-]?[0-9]+", w) for w in words):
-            raise GenomeError.at(path, n, f"unified genome: {what} needs {count} whole "
-                                          f"number{'s' if count > 1 else ''}, got {quote(text)}")
-        numbers = [int(w) for w in words]
-        if any(abs(v) > VALUE_LIMIT for v in numbers):
-            raise GenomeError.at(path, n, f"unified genome: {what}: values beyond "
-                                          f"+-{VALUE_LIMIT} centipawns")
-        return numbers
+        return whole_numbers(text, count, path, n, f"unified genome: {what}")
 
     def to_text(self) -> str:
         lines = [f"ID: {self.id}", f"Kind: {self.KIND}"]
