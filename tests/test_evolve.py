@@ -180,3 +180,20 @@ def test_multi_niche_crowding_with_fitness_by_positions(tmp_path, labelled_set):
     assert len(generations) == 3 and all(" 0 games " in line for line in generations)
     fitness = [float(line.split("fitness ")[1].split()[0]) for line in generations]
     assert all(-0.25 < f < 0 for f in fitness)       # minus a loss, better than a coin toss
+
+
+def test_linear_kinds_are_scored_between_whole_numbers(tmp_path, labelled_set):
+    """A draw less than half a centipawn from the start is a different loss to the
+    optimiser (rounded, it would be the same genome, and CMA-ES's step size collapses
+    on such flat steps); what the records and the genome files keep is whole."""
+    trainer = trainer_for(parse_config(write_config(tmp_path, labelled_set, kind="pvt")),
+                          out=lambda line: None, progress=False)
+    trainer.origin = trainer.first_numbers()         # what open() sets from the run's start
+    nudge = np.zeros((2, len(trainer.evolving)))
+    nudge[1] = 0.02                                  # a fifth of a centipawn on every number
+    smooth = trainer.full(nudge, whole=not trainer.smooth)
+    assert trainer.smooth and not np.array_equal(smooth[0], smooth[1])
+    assert np.array_equal(trainer.spec.legal(smooth[0]), trainer.spec.legal(smooth[1]))
+    assert run(write_config(tmp_path, labelled_set, kind="pvt", generations="3")) == 0
+    genome = read_genomes(tmp_path / "run.txt_best.genome")[-1]
+    assert all(float(v).is_integer() for v in genome.numbers())
