@@ -139,3 +139,14 @@ def test_xboard_cores():
         engine.send("go")
         _, move = engine.expect("move ", timeout=10)
         assert chess.Move.from_uci(move.split()[1]) in chess.Board().legal_moves
+
+
+def test_matches_name_the_threads_of_a_genchess_side():
+    from genchess.strength.engines import SpecError, make_match_player, parse_engine_spec
+    spec = parse_engine_spec("genchess threads=2 name=Two")
+    assert spec.threads == 2
+    player = make_match_player(spec)
+    assert player.engine.searcher.threads == 2
+    for bad in ("threads=0", "threads=two"):
+        with pytest.raises(SpecError, match="threads must be a whole number of at least 1"):
+            parse_engine_spec(f"genchess {bad}")

@@ -39,7 +39,7 @@ STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
 HANG_SECONDS = 60.0         # a fixed-nodes or fixed-depth move slower than this is a hang
 KILL_AFTER_FLAG = 1.0       # seconds past a fallen flag before a thinking engine is killed
 GENCHESS_KINDS = ("genchess", "genetic", "random", "turing", "montecarlo")
-GENCHESS_SETTINGS = ("name", "search", "hash", "player", "ga_level")
+GENCHESS_SETTINGS = ("name", "search", "hash", "threads", "player", "ga_level")
 
 # asyncio's child watcher complains when an engine that failed to start is reaped
 # after python-chess closed its loop, and python-chess logs slow feature lists;
@@ -64,6 +64,7 @@ class EngineSpec:
     name: str = ""
     search: str = "iterative"
     hash_mb: int = 16
+    threads: int = 1                    # search threads (Lazy SMP)
     ga_level: int = 1                   # the GA search's GA Init Level
     needs_moves: bool = False           # xboard setboard=0: openings only as moves
 
@@ -129,8 +130,13 @@ def parse_engine_spec(text: str) -> EngineSpec:
     hash_text = values.get("hash", "16")
     if not hash_text.isdigit() or int(hash_text) < 1:
         raise SpecError(f"engine {text!r}: hash must be a whole number of MB, not {hash_text!r}")
+    threads_text = values.get("threads", "1")
+    if not threads_text.isdigit() or int(threads_text) < 1:
+        raise SpecError(f"engine {text!r}: threads must be a whole number of at least 1, "
+                        f"not {threads_text!r}")
     return EngineSpec(text, "genchess", player=player, name=values.get("name", ""),
-                      search=search, hash_mb=int(hash_text), ga_level=int(ga_level))
+                      search=search, hash_mb=int(hash_text), threads=int(threads_text),
+                      ga_level=int(ga_level))
 
 
 # ------------------------------------------------------------------ players
@@ -149,6 +155,7 @@ def make_match_player(spec: EngineSpec, seed: int | None = None):
             from genchess.match import EnginePlayer
             genome = load_player_genome(path, genome_id)
             engine = Engine(genome, hash_mb=spec.hash_mb, search_mode=spec.search, move_overhead_ms=10)
+            engine.set_threads(spec.threads)
             engine.ga_init_level = spec.ga_level
             player = EnginePlayer(engine, "GenChess" if path is None else f"GenChess ({genome.id})")
     except PlayerSpecError as e:
