@@ -94,7 +94,7 @@ def _positive(text):
     return value
 
 
-def add_engine_options(parser, suppress=False, default_genome="the shipped genomes/evolved.genome"):
+def add_engine_options(parser, suppress=False, default_genome="the shipped genomes/unified.genome"):
     """Options of the playing engine; on subcommands they default to SUPPRESS so
     that `genchess --hash 64 uci` and `genchess uci --hash 64` both work.
     `default_genome` says in the help which genome runs without --genome."""

@@ -167,7 +167,7 @@ class Engine(BackgroundSearch):
         self.genome: Genome
         # Without a genome, the library's engine is the hand-set Genetic Chess one
         # (benchmarks and tests depend on it); the command line and the protocols
-        # name the default genome (evolved.genome) themselves.
+        # name the default genome (unified.genome) themselves.
         self.set_genome(genome or hand_set_genome())
 
     # ---------------------------------------------------------------- setup

@@ -176,10 +176,11 @@ class PositionsRun:
         return plays
 
     def _genome(self):
-        from genchess.genome import GenomeError, default_genome, load_genome, write_genome
+        from genchess.fitness.making import RECIPE_GENOME, recipe_genome
+        from genchess.genome import GenomeError, load_genome, write_genome
         path = getattr(self.args, "genome", None)
         if path is None:
-            genome, name = default_genome(), "genomes/evolved.genome (the default)"
+            genome, name = recipe_genome(), f"genomes/{RECIPE_GENOME} (the default)"
         else:
             try:
                 genome = load_genome(path)

@@ -141,13 +141,26 @@ def sample_positions(start: str, moves: list[str], skip_plies: int, per_game: in
 
 # ------------------------------------------------------------------ engines kept per worker
 
+# The genome of GenChess's games and of the resolving quiescence search when none is
+# named: the one the shipped set was made with, named here rather than taken from the
+# engine's default, so that the set's remaking command makes the same set after the
+# default genome changes.
+RECIPE_GENOME = "evolved.genome"
+
+
+def recipe_genome():
+    from genchess.genome import load_genome
+    from genchess.genome.genome_file import GENOMES_DIR
+    return load_genome(GENOMES_DIR / RECIPE_GENOME)
+
+
 def resolver_for(genome_text: str):
     """A Searcher holding `genome_text`'s genome, kept for the next job."""
     resolvers = _local.__dict__.setdefault("resolvers", {})
     if genome_text not in resolvers:
-        from genchess.genome import default_genome, parse_genome_text
+        from genchess.genome import parse_genome_text
         from genchess_core.search import Searcher
-        genome = parse_genome_text(genome_text).genomes[0] if genome_text else default_genome()
+        genome = parse_genome_text(genome_text).genomes[0] if genome_text else recipe_genome()
         searcher = Searcher(RESOLVER_HASH_MB)
         searcher.set_genome(genome.pack())
         resolvers.clear()                       # one genome per run: keep no stale ones

@@ -29,9 +29,10 @@ GENOMES_DIR = Path(__file__).resolve().parent.parent / "genomes"
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
 # `genchess bench` and the genome the search's changes are measured with.
 HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"
-# What GenChess plays when no genome is named: the evolved genome, which beat the
-# hand-set one by SPRT at 10+0.1 (docs/strength.md, "The evolved genome").
-DEFAULT_GENOME_PATH = GENOMES_DIR / "evolved.genome"
+# What GenChess plays when no genome is named: the unified genome, evolved on positions,
+# which beat the earlier default (evolved.genome, the Kendall-Whitwell material genome
+# that had beaten the hand-set one) by SPRT at 10+0.1 (docs/unified.md).
+DEFAULT_GENOME_PATH = GENOMES_DIR / "unified.genome"
 
 
 @dataclass
