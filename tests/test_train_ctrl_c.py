@@ -125,3 +125,21 @@ def test_wait_first_returns_what_finished():
         done, waiting = executors.wait_first([quick, slow], timeout=0.1)
         release.set()
     assert done == {quick} and waiting == {slow}
+
+
+def test_sigterm_is_a_ctrl_c_held_for_a_safe_point():
+    """`kill PID` (or a job manager) stops a run as Ctrl-C does, at a safe point, also
+    where the shell left SIGINT ignored (a run started in the background)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with executors.ctrl_c_at_safe_points():
+                assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN   # left alone
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)
+                reached = True                      # held, not raised here
+                executors.raise_if_ctrl_c()
+        assert reached
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGINT, previous)

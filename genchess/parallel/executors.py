@@ -379,19 +379,29 @@ def ctrl_c_at_safe_points() -> Iterator[None]:
     the likely cause of a trainer that did not exit after Ctrl-C (seen in the tests
     too, and gone since the press waits for a safe point). A second Ctrl-C raises
     at once, for a user who will not wait half a second. Leaving the block with a
-    Ctrl-C not yet acted on raises it then, so a press is never lost. Nested blocks,
-    other threads and a SIGINT that is ignored (a worker) keep Python's behaviour.
+    Ctrl-C not yet acted on raises it then, so a press is never lost. SIGTERM is held
+    the same way. Nested blocks, other threads and a signal that is ignored (SIGINT in
+    a worker) keep Python's behaviour.
     """
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    # SIGTERM (`kill PID`, a job manager's stop) is a Ctrl-C too: without it a run
+    # started in the background, where the shell leaves SIGINT ignored, could only
+    # be killed mid-write. Each signal is taken only where Python's default stands.
+    held = [sig for sig, default in ((signal.SIGINT, signal.default_int_handler),
+                                     (signal.SIGTERM, signal.SIG_DFL))
+            if signal.getsignal(sig) is default]
+    if not held:
         yield
         return
     _ctrl_c_pressed.clear()
-    signal.signal(signal.SIGINT, _hold_ctrl_c)
+    previous = {sig: signal.signal(sig, _hold_ctrl_c) for sig in held}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     raise_if_ctrl_c()           # reached only when the block ended without an exception
 
 
