@@ -244,6 +244,11 @@ def build_parser():
     p.add_argument("--show-thinking", action="store_true",
                    help="print each computer move's depth, score and principal variation")
     p.add_argument("--seed", type=int, metavar="N", help="seed for the random choices")
+    p.add_argument("--elo", type=int, metavar="N",
+                   help="the genetic player plays at this rating (the calibrated range is in "
+                        "docs/play.md)")
+    p.add_argument("--skill", type=float, metavar="S",
+                   help="the genetic player's strength level, 0 (weakest) to 20 (full strength)")
     p.add_argument("--unicode", action="store_true", help="draw the pieces with chess symbols")
     p.set_defaults(func=_cmd_play)
 

@@ -9,11 +9,13 @@ move (None only when there is no legal move), whatever stops it.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from genchess import levels
 from genchess.genome import Genome, hand_set_genome
 from genchess.timeman import GuiLag, Limits, allocate
 from genchess_core import Board, STARTING_FEN
@@ -164,6 +166,8 @@ class Engine(BackgroundSearch):
         self.ga_nodes = DEFAULT_POOL_NODES   # GA mode: node pool size
         self.nps_estimate = DEFAULT_NPS
         self.book = None            # a genchess.book.Book: asked once per move, before searching
+        self.skill: float = levels.MAX_SKILL     # strength level (genchess.levels); 20: full strength
+        self.level_rng = random.Random()         # a level's choice among its best moves
         self.genome: Genome
         # Without a genome, the library's engine is the hand-set Genetic Chess one
         # (benchmarks and tests depend on it); the command line and the protocols
@@ -184,6 +188,12 @@ class Engine(BackgroundSearch):
     def set_threads(self, threads: int) -> None:
         """Search on this many threads (Lazy SMP); the GA and budget searches use one."""
         self.searcher.set_threads(threads)
+
+    def set_skill(self, skill: float) -> None:
+        """Play at this strength level (0 to 20; 20, the default, is full strength)."""
+        if not 0 <= skill <= levels.MAX_SKILL:
+            raise ValueError(f"skill must be from 0 to {levels.MAX_SKILL}, not {skill:g}")
+        self.skill = skill
 
     def new_game(self) -> None:
         self.searcher.clear()
@@ -268,19 +278,27 @@ class Engine(BackgroundSearch):
             else:
                 budget_nodes = 1e6
         pawn_unit = self.searcher.pawn_unit
+        node_limit = max(limits.nodes, 1) if limits.nodes is not None else 0
+        multipv = self.multipv
+        # A strength level sees fewer nodes and keeps its best few moves to choose
+        # from; analysis (infinite) stays at full strength.
+        level = self.skill < levels.MAX_SKILL and not limits.infinite
+        if level:
+            level_nodes = levels.nodes_for(self.skill)
+            node_limit = min(node_limit, level_nodes) if node_limit else level_nodes
+            multipv = max(multipv, levels.lines_for(self.skill))
 
         def report(raw):
             if on_info is None:
                 return
             t = raw["time"]
-            for i, (score, pv) in enumerate(raw["lines"], start=1):
+            for i, (score, pv) in enumerate(raw["lines"][:self.multipv], start=1):
                 on_info(Info(depth=raw["depth"], seldepth=raw["seldepth"], nodes=raw["nodes"],
                              time_ms=int(t * 1000), nps=int(raw["nodes"] / t) if t > 0 else 0,
                              hashfull=raw["hashfull"], multipv=i,
                              score=Score.from_internal(score, pawn_unit), pv=pv,
                              string=raw.get("string", "")))
 
-        node_limit = max(limits.nodes, 1) if limits.nodes is not None else 0
         searchmoves = limits.searchmoves or None
         if mode == "ga":
             raw = ga_search(self.searcher, board, node_limit, budget.soft, budget.hard, searchmoves,
@@ -290,11 +308,25 @@ class Engine(BackgroundSearch):
                 board, max_depth=max(limits.depth, 1) if limits.depth is not None
                 else (2 * limits.mate + 1 if limits.mate else 126),
                 node_limit=node_limit, soft_time=budget.soft, hard_time=budget.hard,
-                searchmoves=searchmoves, multipv=self.multipv, mode=mode,
+                searchmoves=searchmoves, multipv=multipv, mode=mode,
                 budget_nodes=budget_nodes, mate=limits.mate or 0, on_iteration=report)
         if raw["time"] > 0.05 and raw["nodes"] > 1000:
             self.nps_estimate = raw["nodes"] / raw["time"]
         score, pv = raw["lines"][0] if raw["lines"] else (0, [])
+        if level and len(raw["lines"]) > 1:
+            score, pv = self._level_choice(raw["lines"], pawn_unit)
         return SearchResult(bestmove=pv[0] if pv else None, ponder=pv[1] if len(pv) > 1 else None,
                             score=Score.from_internal(score, pawn_unit), depth=raw["depth"],
                             nodes=raw["nodes"], time_ms=int(raw["time"] * 1000), pv=pv)
+
+    def _level_choice(self, lines, pawn_unit: float):
+        """The line a strength level plays among the search's best lines (each move
+        once: a stopped iteration's lines are completed from the previous one's)."""
+        seen, distinct = set(), []
+        for score, pv in lines:
+            if pv and pv[0] not in seen:
+                seen.add(pv[0])
+                distinct.append((score, pv))
+        distinct.sort(key=lambda line: -line[0])
+        scored = [(score * 100 / pawn_unit, pv[0]) for score, pv in distinct]
+        return distinct[levels.choose(scored, levels.temperature_for(self.skill), self.level_rng)]

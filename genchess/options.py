@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from genchess import levels
 from genchess.book import DEFAULT_DEPTH as DEFAULT_BOOK_DEPTH, MAX_DEPTH as MAX_BOOK_DEPTH, Book, BookError
 from genchess.engine import SEARCH_MODES, Engine
 from genchess.genome import GenomeError, default_genome
@@ -40,7 +41,13 @@ SPINS = {
     "GA Init Level": Spin(1, 1, 2),                     # GA search: root moves or two-ply branches
     "GA Nodes": Spin(DEFAULT_POOL_NODES, 1000, 50_000_000),   # GA search: node pool (32 bytes each)
     "Book Depth": Spin(DEFAULT_BOOK_DEPTH, 1, MAX_BOOK_DEPTH),
+    "Skill Level": Spin(levels.MAX_SKILL, 0, levels.MAX_SKILL),   # as Stockfish's: 20 is full strength
 }
+# UCI_Elo spans the ratings the levels were measured at (genchess.levels.CALIBRATION);
+# the option is offered only once there are measurements to map it with.
+ELO_RANGE = levels.elo_range()
+if ELO_RANGE is not None:
+    SPINS["UCI_Elo"] = Spin(ELO_RANGE[0], *ELO_RANGE)
 
 
 def parse_spin(name: str, text: str) -> int:
@@ -55,6 +62,16 @@ def parse_spin(name: str, text: str) -> int:
     return value
 
 
+def parse_check(name: str, text: str) -> bool:
+    """A check option's value: true or false (xboard sends 1 or 0)."""
+    value = text.strip().lower()
+    if value in ("true", "1"):
+        return True
+    if value in ("false", "0"):
+        return False
+    raise OptionError(f"{name} must be true or false, not {text.strip()!r}")
+
+
 class Settings:
     """The engine's adjustable settings, applied to an Engine."""
 
@@ -64,6 +81,23 @@ class Settings:
         self.genome_id: int | None = None
         self.ponder = False
         self.book_depth = DEFAULT_BOOK_DEPTH
+        self.skill_level = levels.MAX_SKILL
+        self.limit_strength = False
+        self.uci_elo = ELO_RANGE[0] if ELO_RANGE else None
+
+    def setter(self, name: str):
+        """The method that sets the option called `name` (either protocol's
+        spelling, any case), or None for a name GenChess does not have."""
+        method = {
+            "hash": "set_hash", "threads": "set_threads", "move overhead": "set_move_overhead",
+            "multipv": "set_multipv", "search": "set_search", "ponder": "set_ponder",
+            "genome": "set_genome", "genome id": "set_genome_id",
+            "ga init level": "set_ga_init_level", "ga nodes": "set_ga_nodes",
+            "book file": "set_book", "book depth": "set_book_depth",
+            "skill level": "set_skill_level", "uci_limitstrength": "set_limit_strength",
+            "uci_elo": "set_uci_elo",
+        }.get(name.strip().lower())
+        return getattr(self, method) if method else None
 
     def set_hash(self, text: str) -> None:
         megabytes = parse_spin("Hash", text)
@@ -84,6 +118,31 @@ class Settings:
 
     def set_multipv(self, text: str) -> None:
         self.engine.multipv = parse_spin("MultiPV", text)
+
+    def set_skill_level(self, text: str) -> None:
+        self._apply_level(skill_level=parse_spin("Skill Level", text))
+
+    def set_limit_strength(self, text: str) -> None:
+        self._apply_level(limit_strength=parse_check("UCI_LimitStrength", text))
+
+    def set_uci_elo(self, text: str) -> None:
+        if ELO_RANGE is None:
+            raise OptionError("UCI_Elo: no strength levels are calibrated in this build")
+        self._apply_level(uci_elo=parse_spin("UCI_Elo", text))
+
+    def _apply_level(self, **change) -> None:
+        """Set the engine's level from the three options; UCI_LimitStrength with
+        UCI_Elo wins over Skill Level, as in Stockfish. A player without levels
+        refuses, and the options stay as they were."""
+        values = {"skill_level": self.skill_level, "limit_strength": self.limit_strength,
+                  "uci_elo": self.uci_elo, **change}
+        if values["limit_strength"] and values["uci_elo"] is not None:
+            skill = levels.skill_for_elo(values["uci_elo"])
+        else:
+            skill = values["skill_level"]
+        self.engine.set_skill(skill)
+        for name, value in values.items():
+            setattr(self, name, value)
 
     def set_ga_init_level(self, text: str) -> None:
         self.engine.ga_init_level = parse_spin("GA Init Level", text)
@@ -114,10 +173,7 @@ class Settings:
         self.engine.search_mode = mode
 
     def set_ponder(self, text: str) -> None:
-        value = text.strip().lower()
-        if value not in ("true", "false"):
-            raise OptionError(f"Ponder must be true or false, not {text.strip()!r}")
-        self.ponder = value == "true"
+        self.ponder = parse_check("Ponder", text)
 
     def set_genome(self, path: str, genome_id: int | None = None) -> None:
         """Load a genome file (DEFAULT_GENOME or empty: the shipped default)."""

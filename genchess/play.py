@@ -16,7 +16,7 @@ import os
 import random
 import sys
 
-from genchess import __version__
+from genchess import __version__, levels
 from genchess.match import Clock, GameRecord, TimeControl, play_game
 from genchess.players import PlayerSpecError, make_player, parse_spec
 from genchess.pgn import pgn_text
@@ -121,6 +121,19 @@ def cmd_play(args) -> int:
         kinds = [parse_spec(spec)[0] for spec in (args.white, args.black)]
     except PlayerSpecError as e:
         return fail(str(e))
+    skill = None
+    if args.elo is not None or args.skill is not None:
+        if "genetic" not in kinds:
+            return fail("--elo and --skill set the level of a genetic player, and neither player is one")
+        if args.elo is not None:
+            try:
+                skill = levels.skill_for_elo(args.elo)
+            except ValueError as e:
+                return fail(f"--elo {e}")
+        else:
+            skill = args.skill
+            if not 0 <= skill <= levels.MAX_SKILL:
+                return fail(f"--skill must be from 0 to {levels.MAX_SKILL}, not {skill:g}")
     if args.time is None and (args.increment or args.moves):
         return fail("--increment and --moves need --time")
     if args.time is not None and not args.time > 0:
@@ -149,6 +162,13 @@ def cmd_play(args) -> int:
         if pgn_file:
             pgn_file.close()
         return fail(str(e))
+    if skill is not None:
+        level_name = f"Elo {args.elo}" if args.elo is not None else f"skill {skill:g}"
+        for side, (kind, player) in enumerate(zip(kinds, players)):
+            if kind == "genetic":
+                player.engine.set_skill(skill)
+                player.engine.level_rng.seed(seeds[side])     # the game's seed replays its choices
+                player.name = f"{player.name} ({level_name})"
     control = TimeControl(args.time, args.increment or 0.0, args.moves or 0) if args.time else None
     names = (players[0].name, players[1].name)
     humans = [kind == "human" for kind in kinds]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
-from genchess.options import DEFAULT_GENOME, SPINS, OptionError, Settings
+from genchess.options import DEFAULT_GENOME, ELO_RANGE, SPINS, OptionError, Settings
 from genchess.timeman import Limits
 from genchess_core import FenError, MoveError
 
@@ -137,6 +137,8 @@ class UciProtocol:
         self.send("option name Search type combo default iterative "
                   + " ".join(f"var {mode}" for mode in SEARCH_MODES))
         self.send("option name Ponder type check default false")
+        if ELO_RANGE is not None:
+            self.send("option name UCI_LimitStrength type check default false")
         self.send("option name Book File type string default <empty>")
         self.send("uciok")
 
@@ -162,23 +164,15 @@ class UciProtocol:
         else:
             name, value = " ".join(words), ""
         key = name.lower()
-        setters = {
-            "hash": self.settings.set_hash, "threads": self.settings.set_threads,
-            "move overhead": self.settings.set_move_overhead,
-            "multipv": self.settings.set_multipv, "search": self.settings.set_search,
-            "ponder": self.settings.set_ponder, "genome": self.settings.set_genome,
-            "genome id": self.settings.set_genome_id,
-            "ga init level": self.settings.set_ga_init_level, "ga nodes": self.settings.set_ga_nodes,
-            "book file": self.settings.set_book, "book depth": self.settings.set_book_depth,
-        }
         if key == "clear hash":
             self._require_idle(name)
             self.engine.new_game()
             return
-        if key not in setters:
+        setter = self.settings.setter(name)
+        if setter is None:
             raise UciError(f"unknown option {name!r}")
         self._require_idle(name)
-        setters[key](value)
+        setter(value)
         if key.startswith("genome"):
             self.info_string(f"genome {self.engine.genome.id} loaded from {self.settings.genome_path}")
 

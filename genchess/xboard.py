@@ -14,7 +14,7 @@ import signal
 from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
-from genchess.options import SPINS, OptionError, Settings
+from genchess.options import ELO_RANGE, SPINS, OptionError, Settings
 
 BOOK_DEPTH = SPINS["Book Depth"]
 from genchess.timeman import Limits
@@ -220,7 +220,11 @@ class XboardProtocol:
             'option="Hash -spin 16 1 4096"', 'option="Move Overhead -spin 30 0 5000"',
             'option="Book File -file "', f'option="Book Depth -spin {BOOK_DEPTH.default} '
             f'{BOOK_DEPTH.lo} {BOOK_DEPTH.hi}"',
+            'option="Skill Level -spin {0.default} {0.lo} {0.hi}"'.format(SPINS["Skill Level"]),
         ]
+        if ELO_RANGE is not None:    # the names UCI GUIs know, as Fairy-Stockfish offers them in CECP
+            features += ['option="UCI_LimitStrength -check 0"',
+                         'option="UCI_Elo -spin {0.default} {0.lo} {0.hi}"'.format(SPINS["UCI_Elo"])]
         self.send("feature " + " ".join(features) + " done=1")
 
     def cmd_new(self, args):
@@ -429,13 +433,7 @@ class XboardProtocol:
     def cmd_option(self, args):
         text = " ".join(args)
         name, _, value = text.partition("=")
-        setters = {"genome": self.settings.set_genome, "genome id": self.settings.set_genome_id,
-                   "search": self.settings.set_search, "hash": self.settings.set_hash,
-                   "move overhead": self.settings.set_move_overhead,
-                   "ga init level": self.settings.set_ga_init_level,
-                   "ga nodes": self.settings.set_ga_nodes,
-                   "book file": self.settings.set_book, "book depth": self.settings.set_book_depth}
-        setter = setters.get(name.strip().lower())
+        setter = self.settings.setter(name)
         if setter is None:
             raise XboardError(f"unknown option {name.strip()!r}")
         self.halt()

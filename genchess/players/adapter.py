@@ -68,6 +68,16 @@ class PlayerEngine(BackgroundSearch):
     def set_hash(self, megabytes: int) -> None:
         pass
 
+    def set_threads(self, threads: int) -> None:
+        pass                                    # the players think on one thread
+
+    def set_skill(self, skill: float) -> None:
+        from genchess.levels import MAX_SKILL
+        from genchess.options import OptionError
+        if skill < MAX_SKILL:
+            raise OptionError(f"the {self.player.name} player has no strength levels; "
+                              f"they are the genome engine's (--player genetic)")
+
     def new_game(self) -> None:
         self.player.new_game()
 

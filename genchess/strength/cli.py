@@ -28,7 +28,7 @@ class UsageError(Exception):
 
 def add_match_arguments(p) -> None:
     p.add_argument("engines", nargs=2, metavar="ENGINE",
-                   help="genchess[:GENOME[:ID]] [search=MODE ga_level=1|2 hash=MB threads=N name=N player=turing], "
+                   help="genchess[:GENOME[:ID]] [search=MODE ga_level=1|2 hash=MB threads=N skill=0..20 name=N player=turing], "
                         "or 'uci:CMD [ARGS] [OPTION=VALUE...]' / 'xboard:CMD ...' (quote it)")
     p.add_argument("--games", type=int, metavar="N",
                    help=f"games to play (default 100; with --sprt, at most {SPRT_MAX_GAMES})")

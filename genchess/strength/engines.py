@@ -39,7 +39,7 @@ STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
 HANG_SECONDS = 60.0         # a fixed-nodes or fixed-depth move slower than this is a hang
 KILL_AFTER_FLAG = 1.0       # seconds past a fallen flag before a thinking engine is killed
 GENCHESS_KINDS = ("genchess", "genetic", "random", "turing", "montecarlo")
-GENCHESS_SETTINGS = ("name", "search", "hash", "threads", "player", "ga_level")
+GENCHESS_SETTINGS = ("name", "search", "hash", "threads", "player", "ga_level", "skill")
 
 # asyncio's child watcher complains when an engine that failed to start is reaped
 # after python-chess closed its loop, and python-chess logs slow feature lists;
@@ -66,6 +66,7 @@ class EngineSpec:
     hash_mb: int = 16
     threads: int = 1                    # search threads (Lazy SMP)
     ga_level: int = 1                   # the GA search's GA Init Level
+    skill: float = 20.0                 # strength level (genchess.levels); 20: full strength
     needs_moves: bool = False           # xboard setboard=0: openings only as moves
 
     @property
@@ -134,9 +135,20 @@ def parse_engine_spec(text: str) -> EngineSpec:
     if not threads_text.isdigit() or int(threads_text) < 1:
         raise SpecError(f"engine {text!r}: threads must be a whole number of at least 1, "
                         f"not {threads_text!r}")
+    from genchess.levels import MAX_SKILL
+    skill_text = values.get("skill", str(MAX_SKILL))
+    try:
+        skill = float(skill_text)
+    except ValueError:
+        skill = -1.0
+    if not 0 <= skill <= MAX_SKILL:
+        raise SpecError(f"engine {text!r}: skill must be a number from 0 to {MAX_SKILL}, "
+                        f"not {skill_text!r}")
+    if skill < MAX_SKILL and player_kind != "genetic":
+        raise SpecError(f"engine {text!r}: skill is the genome engine's; {player_kind} has no levels")
     return EngineSpec(text, "genchess", player=player, name=values.get("name", ""),
                       search=search, hash_mb=int(hash_text), threads=int(threads_text),
-                      ga_level=int(ga_level))
+                      ga_level=int(ga_level), skill=skill)
 
 
 # ------------------------------------------------------------------ players
@@ -156,6 +168,7 @@ def make_match_player(spec: EngineSpec, seed: int | None = None):
             genome = load_player_genome(path, genome_id)
             engine = Engine(genome, hash_mb=spec.hash_mb, search_mode=spec.search, move_overhead_ms=10)
             engine.set_threads(spec.threads)
+            engine.set_skill(spec.skill)
             engine.ga_init_level = spec.ga_level
             player = EnginePlayer(engine, "GenChess" if path is None else f"GenChess ({genome.id})")
     except PlayerSpecError as e:
