@@ -191,9 +191,10 @@ class Engine(BackgroundSearch):
 
     def set_skill(self, skill: float) -> None:
         """Play at this strength level (0 to 20; 20, the default, is full strength)."""
-        if not 0 <= skill <= levels.MAX_SKILL:
-            raise ValueError(f"skill must be from 0 to {levels.MAX_SKILL}, not {skill:g}")
-        self.skill = skill
+        try:
+            self.skill = levels.check_skill(skill)
+        except ValueError as e:
+            raise ValueError(f"skill {e}") from None
 
     def new_game(self) -> None:
         self.searcher.clear()

@@ -61,6 +61,13 @@ CALIBRATION: tuple[Measured, ...] = (
 )
 
 
+def check_skill(skill: float) -> float:
+    """`skill` if it is a level (0 to MAX_SKILL), else ValueError saying the range."""
+    if not 0 <= skill <= MAX_SKILL:          # NaN fails too
+        raise ValueError(f"must be from 0 to {MAX_SKILL}, not {skill:g}")
+    return skill
+
+
 def nodes_for(skill: float) -> int:
     """Nodes per move at this skill; 0 (no budget) at full strength."""
     if skill >= MAX_SKILL:

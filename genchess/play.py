@@ -131,9 +131,10 @@ def cmd_play(args) -> int:
             except ValueError as e:
                 return fail(f"--elo {e}")
         else:
-            skill = args.skill
-            if not 0 <= skill <= levels.MAX_SKILL:
-                return fail(f"--skill must be from 0 to {levels.MAX_SKILL}, not {skill:g}")
+            try:
+                skill = levels.check_skill(args.skill)
+            except ValueError as e:
+                return fail(f"--skill {e}")
     if args.time is None and (args.increment or args.moves):
         return fail("--increment and --moves need --time")
     if args.time is not None and not args.time > 0:

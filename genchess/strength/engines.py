@@ -33,6 +33,7 @@ import warnings
 from dataclasses import dataclass
 
 from genchess.adjudication import score_cp
+from genchess.levels import MAX_SKILL, check_skill
 from genchess.match import Clock, PlayerFailed, TimeExpired
 
 STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
@@ -66,7 +67,7 @@ class EngineSpec:
     hash_mb: int = 16
     threads: int = 1                    # search threads (Lazy SMP)
     ga_level: int = 1                   # the GA search's GA Init Level
-    skill: float = 20.0                 # strength level (genchess.levels); 20: full strength
+    skill: float = MAX_SKILL            # strength level (genchess.levels); full strength
     needs_moves: bool = False           # xboard setboard=0: openings only as moves
 
     @property
@@ -135,15 +136,12 @@ def parse_engine_spec(text: str) -> EngineSpec:
     if not threads_text.isdigit() or int(threads_text) < 1:
         raise SpecError(f"engine {text!r}: threads must be a whole number of at least 1, "
                         f"not {threads_text!r}")
-    from genchess.levels import MAX_SKILL
     skill_text = values.get("skill", str(MAX_SKILL))
     try:
-        skill = float(skill_text)
+        skill = check_skill(float(skill_text))
     except ValueError:
-        skill = -1.0
-    if not 0 <= skill <= MAX_SKILL:
         raise SpecError(f"engine {text!r}: skill must be a number from 0 to {MAX_SKILL}, "
-                        f"not {skill_text!r}")
+                        f"not {skill_text!r}") from None
     if skill < MAX_SKILL and player_kind != "genetic":
         raise SpecError(f"engine {text!r}: skill is the genome engine's; {player_kind} has no levels")
     return EngineSpec(text, "genchess", player=player, name=values.get("name", ""),
