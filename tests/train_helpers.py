@@ -100,6 +100,15 @@ def run(argv_env, cwd: Path, timeout: float = 180, **kwargs) -> subprocess.Compl
                           timeout=timeout, **kwargs)
 
 
+def _ctrl_c_as_in_a_terminal():
+    """In the child: SIGINT and SIGTERM at their defaults, as for a command a user
+    starts in a terminal. A pytest run started in the background (`pytest &`, a CI
+    job) has SIGINT ignored, children inherit that, and the Ctrl-C tests would then
+    see a process that, rightly, does not stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 class Background:
     """A trainer process in its own session, its output collected by threads."""
 
@@ -108,7 +117,8 @@ class Background:
         if unbuffered:                      # for a process that will be killed -9
             env = {**env, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+                                     stderr=subprocess.PIPE, start_new_session=True,
+                                     preexec_fn=_ctrl_c_as_in_a_terminal)
         self.stdout_lines: list[str] = []
         self.stderr_lines: list[str] = []
         self._threads = [threading.Thread(target=self._read, args=(self.proc.stdout, self.stdout_lines),
