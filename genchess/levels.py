@@ -47,12 +47,18 @@ class Measured:
     interval: int           # half-width of the 95% interval
     games: int
     pgn: str                # under docs/matches/levels/
+    # Below the ladder's lowest rung (1350) a rating is chained: fitted against
+    # Stockfish 1350 and levels already measured, whose own intervals it inherits.
+    chained: bool = False
 
 
 # The calibration gauntlets: 10+0.1 against Stockfish's UCI_Elo levels with the default
-# genome, game pairs, no adjudication (docs/play.md#strength-levels has the command).
-# Skill 0 lost all 13 games to Stockfish 1350, the ladder's lowest rung: no rating yet.
+# genome, game pairs, no adjudication (docs/play.md#strength-levels has the commands).
+# Skills 0 and 2 lose nearly every game to Stockfish 1350, so they were rated against it
+# and the measured levels (genchess/data/levels-gauntlet.cfg); skill 0 also against skill 2.
 CALIBRATION: tuple[Measured, ...] = (
+    Measured(skill=0, elo=975, interval=109, games=80, pgn="skill-0.pgn.gz", chained=True),
+    Measured(skill=2, elo=1134, interval=109, games=60, pgn="skill-2.pgn.gz", chained=True),
     Measured(skill=4, elo=1332, interval=139, games=24, pgn="skill-4.pgn.gz"),
     Measured(skill=7, elo=1500, interval=124, games=30, pgn="skill-7.pgn.gz"),
     Measured(skill=14, elo=1656, interval=104, games=50, pgn="skill-14.pgn.gz"),

@@ -1,5 +1,5 @@
 """Draw the strength levels' measured ratings (genchess.levels.CALIBRATION) against the
-skill, with their 95% intervals and the UCI_Elo mapping between them: docs/levels.png.
+skill, with their 95% intervals (open markers: chained below the ladder) and the UCI_Elo mapping between them: docs/levels.png.
 
     python scripts/plot_levels.py [OUT.png]
 """
@@ -19,9 +19,15 @@ from genchess import levels  # noqa: E402
 def main(out: str = "docs/levels.png") -> None:
     points = sorted(levels.CALIBRATION, key=lambda p: p.skill)
     fig, ax = plt.subplots(figsize=(8, 5))
-    ax.errorbar([p.skill for p in points], [p.elo for p in points],
-                yerr=[p.interval for p in points], fmt="o", capsize=4,
-                label="measured rating (95%), 10+0.1 against the Stockfish ladder")
+    for chained, style, label in (
+            (False, dict(fmt="o"), "measured rating (95%), 10+0.1 against the Stockfish ladder"),
+            (True, dict(fmt="o", mfc="white"), "chained below the ladder: against Stockfish "
+                                               "1350 and measured levels")):
+        group = [p for p in points if p.chained == chained]
+        if group:
+            ax.errorbar([p.skill for p in group], [p.elo for p in group],
+                        yerr=[p.interval for p in group], capsize=4, color="C0",
+                        label=label, **style)
     ax.plot([p.skill for p in points], [p.elo for p in points], "-", alpha=0.6,
             label="UCI_Elo to skill: interpolated between measured points")
     for p in points:

@@ -32,6 +32,7 @@ def test_the_calibration_is_measured_and_increasing():
     for point in points:
         assert point.games >= 20 and point.interval > 0 and point.pgn.endswith(".pgn.gz")
     assert ELO_RANGE == (points[0].elo, points[-1].elo)
+    assert ELO_RANGE[0] <= 1200      # the example: genchess play human genetic --elo 1200
 
 
 def test_the_skill_sets_nodes_and_temperature():
