@@ -340,15 +340,28 @@ def plot_evolve_loss(plt, rows, out: Path) -> Path:
 
 def plot_validation(plt, checks, out: Path) -> Path:
     import numpy as np
+    from genchess.strength.stats import elo_from_score
     g, games, elo, low, high = (np.array(column) for column in zip(*checks))
-    finite_low = np.where(np.isfinite(low), low, elo - 400)
-    finite_high = np.where(np.isfinite(high), high, elo + 400)
     fig, ax = plt.subplots(figsize=(9, 5))
-    ax.errorbar(g, elo, yerr=[elo - finite_low, finite_high - elo], fmt="o", capsize=4)
+    measured = np.isfinite(elo)
+    shown, low, high = elo[measured], low[measured], high[measured]
+    finite_low = np.where(np.isfinite(low), low, shown - 400)
+    finite_high = np.where(np.isfinite(high), high, shown + 400)
+    ax.errorbar(g[measured], shown, capsize=4, fmt="o",
+                yerr=[shown - finite_low, finite_high - shown])
+    # A match won (or lost) in every game has no finite estimate; its one-sided 95%
+    # bound does: the score p with p^games = 2.5%.
+    for x, n, e in zip(g[~measured], games[~measured], elo[~measured]):
+        bound = elo_from_score(0.025 ** (1 / n)) * (1 if e > 0 else -1)
+        ax.plot([x], [bound], "^" if e > 0 else "v", color="C0", ms=9)
+        ax.annotate(f"{'won' if e > 0 else 'lost'} all {int(n)}: {bound:+.0f} or "
+                    f"{'more' if e > 0 else 'less'}", (x, bound), textcoords="offset points",
+                    xytext=(-30, -16 if e > 0 else 10), fontsize=8)
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel("generation")
     ax.set_ylabel("Elo of the best genome over the start genome")
-    ax.set_title(f"Validation games ({int(games[0])} a match; bars: 95% interval)")
+    ax.set_title(f"Validation games against the start genome ({int(games[0])} a match; "
+                 "95% intervals)")
     return save(plt, fig, out / "validation.png")
 
 
@@ -365,6 +378,35 @@ def plot_weights(plt, genomes, out: Path) -> Path:
     ax.set_title("Material weights of each generation's best genome (pawn = 1)")
     ax.legend()
     return save(plt, fig, out / "weights.png")
+
+
+def material_series(genomes) -> dict[str, list[tuple[int, ...]]]:
+    """Each phase's material of each genome, in centipawns ({"": ...} for one phase)."""
+    if genomes[-1].KIND == "unified":
+        return {"middle game": [g.group("material", "mg") for g in genomes],
+                "end game": [g.group("material", "eg") for g in genomes]}
+    return {"": [g.material for g in genomes]}
+
+
+def plot_material(plt, genomes, out: Path) -> Path:
+    """A table kind's piece values, generation by generation, in pawns: the first thing
+    a reader checks of an evaluation learned from nothing."""
+    ids = [g.id for g in genomes]
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for (phase, values), style in zip(material_series(genomes).items(), ("-", "--")):
+        unit = values[-1][0] if phase == "" else 100     # the pawn (unified: its mg value, 100)
+        for k in range(1, 5):
+            ax.plot(ids, [v[k] / unit for v in values], style, color=f"C{k}",
+                    label=f"{PIECE_NAMES[PIECES[k]]} {phase}".rstrip())
+        if phase == "end game":
+            ax.plot(ids, [v[0] / unit for v in values], style, color="C0", label="pawn end game")
+    for usual in (1, 3, 5, 9):               # a guide for the eye, not a target of the run
+        ax.axhline(usual, color="grey", lw=0.5, ls=":")
+    ax.set_xlabel("generation")
+    ax.set_ylabel("value in pawns")
+    ax.set_title("Piece values of each generation's best genome (dotted: the usual 1, 3, 5, 9)")
+    ax.legend(fontsize=8, ncol=2)
+    return save(plt, fig, out / "material.png")
 
 
 def plot_evolve(path: Path, out: Path) -> int:
@@ -395,9 +437,9 @@ def plot_evolve(path: Path, out: Path) -> int:
         if kind == "material":
             written.append(plot_weights(plt, genomes, out))
         elif kind == "pvt":
-            written.append(plot_tables(plt, genomes[-1], out))
+            written += [plot_material(plt, genomes, out), plot_tables(plt, genomes[-1], out)]
         elif kind == "unified":
-            written += plot_unified(plt, genomes[-1], out)
+            written += [plot_material(plt, genomes, out), *plot_unified(plt, genomes[-1], out)]
         else:
             written.append(plot_piece_strengths(plt, genomes, out))
     from genchess.train.champion import plot_champion_gain

@@ -197,3 +197,38 @@ def test_linear_kinds_are_scored_between_whole_numbers(tmp_path, labelled_set):
     assert run(write_config(tmp_path, labelled_set, kind="pvt", generations="3")) == 0
     genome = read_genomes(tmp_path / "run.txt_best.genome")[-1]
     assert all(float(v).is_integer() for v in genome.numbers())
+
+
+def test_the_quick_start_learns_the_usual_piece_order_from_nothing(tmp_path):
+    """The README's first command (genchess/train/examples/quick.cfg, the shipped set):
+    from every piece worth nothing, 60 generations already rank the pieces as a player
+    does, pawn < knight, bishop < rook < queen, the minor pieces near three pawns."""
+    from train_helpers import REPO_ROOT
+    text = (REPO_ROOT / "genchess" / "train" / "examples" / "quick.cfg").read_text()
+    changes = {"positions": str(REPO_ROOT / "genchess" / "data" / "positions.epd.gz"),
+               "generations": "60", "validation games": "0", "run file": str(tmp_path / "quick.txt")}
+    lines = []
+    for line in text.splitlines():
+        key = line.split("=", 1)[0].strip()
+        lines.append(f"{key} = {changes.pop(key)}" if key in changes else line)
+    config = tmp_path / "quick.cfg"
+    config.write_text("\n".join(lines) + "\n")
+    assert run(config) == 0
+    start = load_genome(str(tmp_path / "quick.txt_start.genome"))
+    assert start.material == (100, 0, 0, 0, 0) and not any(start.values)
+    pawn, knight, bishop, rook, queen = load_genome(str(tmp_path / "quick.txt_best.genome")).material
+    assert pawn < min(knight, bishop) and max(knight, bishop) < rook < queen
+    assert 250 <= knight <= 450 and 250 <= bishop <= 450 and queen > 2 * rook - 300
+
+
+def test_pvt_runs_plot_their_material_and_a_match_won_in_every_game(tmp_path, labelled_set):
+    """A table kind's plots include its piece values over the generations, and a
+    validation match won in every game (no finite Elo) is drawn at its one-sided bound."""
+    config = write_config(tmp_path, labelled_set, kind="pvt", generations=3)
+    assert run(config) == 0
+    with open(tmp_path / "run.txt", "a") as records:
+        records.write("validation 3: best vs start +20 =0 -0 games 20 elo +inf low +inf high +inf\n")
+    proc = run_command(plot_command(str(tmp_path / "run.txt")), cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("loss.png", "validation.png", "material.png", "tables.png"):
+        assert (tmp_path / "run.txt_plots" / name).read_bytes()[:4] == b"\x89PNG"

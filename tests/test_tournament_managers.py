@@ -80,10 +80,10 @@ def test_documented_cutechess_command_runs_without_faults(argv, tmp_path):
     cutechess = tournament_manager("cutechess-cli")
     command = shortened(argv, cutechess)
     # The docs run it from the repository root after the Quick start: its data
-    # directory and the evolved pool are there (any genome file stands for the pool).
+    # directory and the evolved genome are there (any genome file stands for it).
     (tmp_path / "genchess").mkdir()
     (tmp_path / "genchess" / "data").symlink_to(REPO_ROOT / "genchess" / "data")
-    shutil.copy(REPO_ROOT / "genchess" / "genomes" / "default.genome", tmp_path / "quick-pool.txt")
+    shutil.copy(REPO_ROOT / "genchess" / "genomes" / "default.genome", tmp_path / "quick.txt_best.genome")
     _, env = genchess_command()
     proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)

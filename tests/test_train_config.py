@@ -111,7 +111,7 @@ def test_example_configs_parse_with_the_design_values():
     assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (8, 16, 3, 1000)
     assert (cfg.min_time, cfg.max_time, cfg.time_increment, cfg.oscillating) == (30, 120, 0.01, True)
     assert cfg.pool_file == Path("pool.txt")
-    quick = parse_config(EXAMPLES / "quick.cfg")
+    quick = parse_config(EXAMPLES / "gene-pool-quick.cfg")
     assert quick.time_limit == 120 and quick.seed == 1
     assert quick.population % 2 == 0 and quick.min_time <= quick.max_time
 
