@@ -1,0 +1,199 @@
+"""Why a short gene-pool run freezes its piece values: founders, drift and selection.
+
+In the gene pool (genchess/train/pool.py) a child inherits each gene whole from one
+parent, so every living Piece Strength Gene descends from one of the first random
+genomes, changed only by the mutations on its way. This script follows those
+lineages. For a run's pool file it reads every genome and game and counts, after
+each round, how many founders' Piece Strength Genes are still alive; it then plays
+the same pools many times with games decided by a coin (pure drift: no selection at
+all) and counts the same. If the real run loses its founders as fast as the coin
+runs do, the games are not what chooses its piece values, drift is; and the values
+it ends with are those of whichever random founder happened to win, moved only as
+far as the mutations since carried them.
+
+    python scripts/gene_pool_drift.py quick-pool.txt [--runs 200] [--out drift]
+
+writes drift.md (a table) and drift.png. The coin runs use the pool file's own
+config values given on the command line (--population, --pools, --swap, --draws).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+from pathlib import Path
+
+from genchess.genome import Genome
+from genchess.genome.genes import PIECES, PieceStrengthGene
+from genchess.genome.genome_file import StillAlive
+from genchess.train.pool import Pools
+
+GENE = PieceStrengthGene.NAME
+
+
+def piece_gene(genome: Genome) -> dict[str, float]:
+    return next(gene for gene in genome.genes if gene.NAME == GENE).values
+
+
+def inherited_from(child: Genome, white: Genome, black: Genome) -> Genome:
+    """The parent whose Piece Strength Gene the child carries: the one it matches in
+    more values (a mutation since changes at most one)."""
+    values = piece_gene(child)
+    def same(parent):
+        return sum(values[p] == piece_gene(parent)[p] for p in PIECES)
+    return white if same(white) >= same(black) else black
+
+
+def normalised_pawn(genome: Genome) -> float:
+    return genome.pack()["piece_values"][0]
+
+
+class Lineages:
+    """Founder of each genome's Piece Strength Gene, and the count alive per snapshot."""
+
+    def __init__(self, founders):
+        self.founder = {genome_id: genome_id for genome_id in founders}
+        self.snapshots: list[tuple[int, int]] = []      # (genomes born so far, founders alive)
+
+    def birth(self, child: Genome, white: Genome, black: Genome) -> None:
+        self.founder[child.id] = self.founder[inherited_from(child, white, black).id]
+
+    def snapshot(self, born: int, living) -> None:
+        self.snapshots.append((born, len({self.founder[i] for i in living})))
+
+    def fixed_at(self) -> int | None:
+        """Genomes born when a single founder's gene was left in every pool at once."""
+        return next((born for born, alive in self.snapshots if alive == 1), None)
+
+
+def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], int]:
+    """The lineages of a gene-pool run from its files."""
+    from genchess.genome import parse_genome_text
+    from genchess.train.records import is_pool_record_end, read_games_file, split_complete
+
+    text = pool_file.read_text(encoding="utf-8")
+    good, _ = split_complete(pool_file, text, is_pool_record_end)
+    records = parse_genome_text(good, str(pool_file)).records
+    genomes = {r.id: r for r in records if isinstance(r, Genome)}
+    games, _ = read_games_file(Path(f"{pool_file}_games.txt"))
+    parents = {int(g.headers["Offspring"]): (int(g.headers["WhiteID"]), int(g.headers["BlackID"]))
+               for g in games}
+    founders = sorted(i for i in genomes if i not in parents)
+    lineages = Lineages(founders)
+    for child_id in sorted(parents):
+        if child_id in genomes:
+            white, black = parents[child_id]
+            lineages.birth(genomes[child_id], genomes[white], genomes[black])
+    snapshots = [r for r in records if isinstance(r, StillAlive)]
+    pool_count = 1 + max((r.pool for r in snapshots), default=0)
+    alive: dict[int, tuple[int, ...]] = {}
+    for record in snapshots:                # a round's snapshot: one line per pool
+        alive[record.pool] = record.ids
+        living = [i for ids in alive.values() for i in ids]
+        if len(alive) == pool_count and all(i in lineages.founder for i in living):
+            lineages.snapshot(max(living) + 1, living)
+    return lineages, genomes, len(founders)
+
+
+def coin_run(seed: int, pools: int, population: int, swap: int, draws: float,
+             genomes: int) -> tuple[Lineages, float]:
+    """The same pools with every game decided by a coin; returns the lineages and the
+    normalised pawn value of the living genome with the lowest ID at the end."""
+    rng = random.Random(seed)
+    state = Pools.fresh(pools, population, rng)
+    lineages = Lineages(list(state.genomes))
+    snapshot_games = 0
+    while state.next_id < genomes:
+        for pool in range(pools):
+            for white, black in state.pairings(pool, rng):
+                roll = rng.random()
+                score = 0.5 if roll < draws else (1.0 if roll < (1 + draws) / 2 else 0.0)
+                child, loser = state.breed(pool, white, black, score, rng)
+                lineages.birth(child, state.genomes[white], state.genomes[black])
+                state.replace(pool, loser, child, from_draw=score == 0.5)
+        if pools > 1 and state.games_played // swap > snapshot_games // swap:
+            state.swap()
+        snapshot_games = state.games_played
+        lineages.snapshot(state.next_id, [i for ids in state.members for i in ids])
+    first = min(i for ids in state.members for i in ids)
+    return lineages, normalised_pawn(state.genomes[first])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pool_file", type=Path, help="a gene-pool run's pool file")
+    parser.add_argument("--runs", type=int, default=200, help="coin runs (default 200)")
+    parser.add_argument("--pools", type=int, default=2)
+    parser.add_argument("--population", type=int, default=8)
+    parser.add_argument("--swap", type=int, default=16, help="pool swap interval (games)")
+    parser.add_argument("--draws", type=float, default=None,
+                        help="share of drawn games in the coin runs (default: the real run's)")
+    parser.add_argument("--out", default="drift", help="write OUT.md and OUT.png")
+    args = parser.parse_args(argv)
+
+    real, genomes, founders = real_run(args.pool_file)
+    from genchess.train.records import read_games_file
+    games, _ = read_games_file(Path(f"{args.pool_file}_games.txt"))
+    draws = args.draws if args.draws is not None else \
+        sum(g.headers.get("Result") == "1/2-1/2" for g in games) / max(1, len(games))
+    born = max(genomes) + 1
+    horizon = max(born, 4 * (real.fixed_at() or born))
+    coin = [coin_run(seed, args.pools, args.population, args.swap, draws, horizon)
+            for seed in range(args.runs)]
+    fixed = sorted(f for f in (lineage.fixed_at() for lineage, _ in coin) if f is not None)
+    negative = sum(pawn < 0 for _, pawn in coin)
+
+    alive_real = {b: a for b, a in real.snapshots}
+    def alive_at(lineages, when):
+        before = [a for b, a in lineages.snapshots if b <= when]
+        return before[-1] if before else founders
+
+    checkpoints = sorted({c for c in (founders * 2, founders * 4, founders * 8, founders * 16, born)
+                          if c <= born})
+    lines = [f"# Founders of the Piece Strength Gene: {args.pool_file}", "",
+             f"{founders} random founders, {born} genomes born, {len(games)} games "
+             f"({draws:.0%} drawn). Coin runs: {args.runs}, same pools "
+             f"({args.pools} x {args.population}, swap every {args.swap} games), every game a "
+             f"coin toss with the same share of draws.", "",
+             "| genomes born | founders' genes alive, this run | coin runs: median (5%-95%) |",
+             "|---:|---:|---|"]
+    for when in checkpoints:
+        counts = sorted(alive_at(lineage, when) for lineage, _ in coin)
+        lo, hi = counts[len(counts) // 20], counts[-1 - len(counts) // 20]
+        lines.append(f"| {when} | {alive_at(real, when)} | {statistics.median(counts):g} ({lo}-{hi}) |")
+    real_fixed = real.fixed_at()
+    lines += ["",
+              f"One founder left in every pool: this run at genome "
+              f"{real_fixed if real_fixed is not None else 'not yet'}; coin runs at a median "
+              f"{statistics.median(fixed) if fixed else 'never'} "
+              f"({len(fixed)} of {args.runs} within {horizon} genomes).",
+              f"Coin runs ending with a negative pawn: {negative} of {args.runs} "
+              f"({negative / args.runs:.0%}): a founder's random sign, kept."]
+    Path(f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for k, (lineage, _) in enumerate(coin[:40]):
+        xs, ys = zip(*lineage.snapshots)
+        ax.step(xs, ys, where="post", color="grey", alpha=0.25, lw=1,
+                label="coin runs (no selection)" if k == 0 else None)
+    xs, ys = zip(*real.snapshots) if real.snapshots else ((), ())
+    ax.step(xs, ys, where="post", color="C3", lw=2.5, label=f"this run: {args.pool_file.name}")
+    ax.set_xlabel("genomes born")
+    ax.set_ylabel("founders whose Piece Strength Gene is still alive")
+    ax.set_title("How fast the first random genomes' piece values take over")
+    ax.set_xlim(0, horizon)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(f"{args.out}.png", dpi=100)
+    print(f"wrote {args.out}.md and {args.out}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
