@@ -9,7 +9,9 @@ the same pools many times with games decided by a coin (pure drift: no selection
 all) and counts the same. If the real run loses its founders as fast as the coin
 runs do, the games are not what chooses its piece values, drift is; and the values
 it ends with are those of whichever random founder happened to win, moved only as
-far as the mutations since carried them.
+far as the mutations since carried them. Last, it measures the selection itself: how
+the side whose piece values follow the usual ones much more closely scored in the
+run's games (50%: the games do not select piece values).
 
     python scripts/gene_pool_drift.py quick-pool.txt [--runs 200] [--out drift]
 
@@ -66,6 +68,35 @@ class Lineages:
     def fixed_at(self) -> int | None:
         """Genomes born when a single founder's gene was left in every pool at once."""
         return next((born for born, alive in self.snapshots if alive == 1), None)
+
+
+USUAL = (1.0, 3.0, 3.2, 5.0, 9.0)     # a yardstick for the measurement, never a target
+
+
+def sanity(genome: Genome) -> float:
+    """How closely a genome's pawn-to-queen values follow the usual ones: their
+    correlation (1: the same proportions; negative: the order reversed)."""
+    import numpy as np
+    values = genome.pack()["piece_values"][:5]
+    if len(set(values)) == 1:
+        return 0.0
+    return float(np.corrcoef(values, USUAL)[0, 1])
+
+
+def selection_on_piece_values(games, genomes: dict[int, Genome], margin: float = 0.5):
+    """(games, score) of the side whose piece values follow the usual ones much more
+    closely (sanity higher by `margin`), over the run's games: about 0.5 when the
+    games do not select piece values at all."""
+    points = []
+    for game in games:
+        white, black = (genomes.get(int(game.headers[tag])) for tag in ("WhiteID", "BlackID"))
+        result = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(game.headers.get("Result"))
+        if white is None or black is None or result is None:
+            continue
+        gap = sanity(white) - sanity(black)
+        if abs(gap) >= margin:
+            points.append(result if gap > 0 else 1 - result)
+    return len(points), (sum(points) / len(points) if points else float("nan"))
 
 
 def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], int]:
@@ -171,6 +202,14 @@ def main(argv=None) -> int:
               f"({len(fixed)} of {args.runs} within {horizon} genomes).",
               f"Coin runs ending with a negative pawn: {negative} of {args.runs} "
               f"({negative / args.runs:.0%}): a founder's random sign, kept."]
+    n, score = selection_on_piece_values(games, genomes)
+    from genchess.strength.stats import elo_from_score
+    half = 1.96 * (0.25 / n) ** 0.5 if n else float("nan")
+    lines.append(f"Selection on piece values in this run's games: in the {n} games where one "
+                 f"side's values follow the usual 1 : 3 : 3.2 : 5 : 9 much more closely "
+                 f"(correlation higher by 0.5 or more), that side scored {score:.1%} "
+                 f"(95%: {score - half:.1%} to {score + half:.1%}; Elo "
+                 f"{elo_from_score(score):+.0f}); 50% is no selection at all.")
     Path(f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

@@ -1,0 +1,63 @@
+"""scripts/gene_pool_drift.py: the founders of a gene-pool run's Piece Strength Genes,
+against the same pools with coin-toss games, and the selection on piece values."""
+
+import importlib.util
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from genchess.genome import Genome
+from train_helpers import REPO_ROOT, run, train_command, write_config
+
+SCRIPT = REPO_ROOT / "scripts" / "gene_pool_drift.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("gene_pool_drift", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gene_pool_drift"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_child_is_traced_to_the_parent_whose_piece_gene_it_carries():
+    drift = load_script()
+    rng = random.Random(3)
+    for n in range(200):
+        white, black = Genome.random(rng, 0), Genome.random(rng, 1)
+        child = Genome.crossover(white, black, rng, 2)
+        carried = white if drift.piece_gene(child) == drift.piece_gene(white) else black
+        child.mutate(rng)
+        assert drift.inherited_from(child, white, black) is carried
+
+
+def test_coin_runs_only_lose_founders_and_end_with_one():
+    """Copies and pool swaps never make a new lineage, so the count of founders alive
+    can only fall; with no selection one founder takes over, its pawn's sign a coin's."""
+    drift = load_script()
+    negative = 0
+    for seed in range(30):
+        lineages, pawn = drift.coin_run(seed, pools=2, population=4, swap=4, draws=0.1, genomes=600)
+        counts = [alive for _, alive in lineages.snapshots]
+        assert counts[0] <= 8 and counts == sorted(counts, reverse=True)
+        assert lineages.fixed_at() is not None
+        negative += pawn < 0
+    assert 5 <= negative <= 25
+
+
+def test_the_report_of_a_real_run(tmp_path):
+    write_config(tmp_path / "run.cfg", time_limit="8 seconds", seed=5)
+    proc = run(train_command(str(tmp_path / "run.cfg")), cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    done = subprocess.run([sys.executable, str(SCRIPT), "pool.txt", "--runs", "20",
+                           "--population", "4", "--swap", "4", "--out", "drift"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = (tmp_path / "drift.md").read_text()
+    assert "| genomes born | founders' genes alive, this run |" in report
+    assert "that side scored" in report and "Coin runs ending with a negative pawn" in report
+    assert (tmp_path / "drift.png").read_bytes()[:4] == b"\x89PNG"
+    real, genomes, founders = load_script().real_run(tmp_path / "pool.txt")
+    assert founders == 8 and len(genomes) > founders
+    assert all(1 <= alive <= founders for _, alive in real.snapshots)
