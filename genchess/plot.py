@@ -340,7 +340,7 @@ def plot_evolve_loss(plt, rows, out: Path) -> Path:
 
 def plot_validation(plt, checks, out: Path) -> Path:
     import numpy as np
-    from genchess.strength.stats import elo_from_score
+    from genchess.strength.stats import perfect_score_bound
     g, games, elo, low, high = (np.array(column) for column in zip(*checks))
     fig, ax = plt.subplots(figsize=(9, 5))
     measured = np.isfinite(elo)
@@ -349,10 +349,9 @@ def plot_validation(plt, checks, out: Path) -> Path:
     finite_high = np.where(np.isfinite(high), high, shown + 400)
     ax.errorbar(g[measured], shown, capsize=4, fmt="o",
                 yerr=[shown - finite_low, finite_high - shown])
-    # A match won (or lost) in every game has no finite estimate; its one-sided 95%
-    # bound does: the score p with p^games = 2.5%.
+    # A match won (or lost) in every game has no finite estimate; its one-sided 95% bound does.
     for x, n, e in zip(g[~measured], games[~measured], elo[~measured]):
-        bound = elo_from_score(0.025 ** (1 / n)) * (1 if e > 0 else -1)
+        bound = perfect_score_bound(int(n)) * (1 if e > 0 else -1)
         ax.plot([x], [bound], "^" if e > 0 else "v", color="C0", ms=9)
         ax.annotate(f"{'won' if e > 0 else 'lost'} all {int(n)}: {bound:+.0f} or "
                     f"{'more' if e > 0 else 'less'}", (x, bound), textcoords="offset points",

@@ -58,6 +58,13 @@ class EloEstimate:
         return (self.high - self.low) / 2
 
 
+def perfect_score_bound(games: int) -> float:
+    """The one-sided 95% lower bound on the Elo of a side that won all `games`: the
+    score p with p ** games = 2.5%. A perfect score has no finite estimate, but this
+    bound is finite (and the mirror image bounds a side that lost them all)."""
+    return elo_from_score(0.025 ** (1 / games))
+
+
 def elo_estimate(counts, values) -> EloEstimate:
     mean, var, n = mean_and_variance(counts, values)
     stderr = math.sqrt(var / n) if n else 0.0

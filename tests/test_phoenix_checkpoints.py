@@ -1,0 +1,47 @@
+"""scripts/phoenix_checkpoints.py: the best chromosome of every Nth generation of a
+Phoenix run against a reference genome, a table and a plot."""
+
+import importlib.util
+import subprocess
+import sys
+
+from train_helpers import REPO_ROOT, config_text, run, train_command
+
+SCRIPT = REPO_ROOT / "scripts" / "phoenix_checkpoints.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("phoenix_checkpoints", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
+    base = {"method": "multi-niche crowding", "chromosome database": "run.db",
+            "population": "4", "games per player": "1", "search depth": "1",
+            "maximum generations": "3", "seed": "3"}
+    (tmp_path / "run.cfg").write_text(config_text(base))
+    proc = run(train_command("run.cfg"), cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [g for g, _ in load_script().checkpoints(tmp_path / "run.db", 2)] == [0, 2]     # the random start, then every 2nd
+    textbook = REPO_ROOT / "genchess" / "genomes" / "pvt-textbook.genome"
+    command = [sys.executable, str(SCRIPT), "run.db", "--every", "2", "--against", str(textbook),
+               "--games", "2", "--tc", "depth=1", "--concurrency", "1", "--out", "cp"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = (tmp_path / "cp.md").read_text()
+    assert "| 0 |" in table and "| 2 |" in table
+    assert (tmp_path / "cp.png").read_bytes()[:4] == b"\x89PNG"
+    games = (tmp_path / "cp-gen2.pgn").read_text().count("[Event ")
+    assert games == 2
+    again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "cp-gen2.pgn").read_text().count("[Event ") == games   # resumed, none replayed
+
+
+def test_a_perfect_score_is_shown_at_its_one_sided_bound():
+    script = load_script()
+    result = {"games": 40, "score": 0.0, "pairs": 20}
+    elo, low, high, bounded = script.shown_elo(result)
+    assert bounded and elo == low == high and -420 < elo < -390
