@@ -202,14 +202,17 @@ def main(argv=None) -> int:
               f"({len(fixed)} of {args.runs} within {horizon} genomes).",
               f"Coin runs ending with a negative pawn: {negative} of {args.runs} "
               f"({negative / args.runs:.0%}): a founder's random sign, kept."]
-    n, score = selection_on_piece_values(games, genomes)
-    from genchess.strength.stats import elo_from_score
-    half = 1.96 * (0.25 / n) ** 0.5 if n else float("nan")
-    lines.append(f"Selection on piece values in this run's games: in the {n} games where one "
-                 f"side's values follow the usual 1 : 3 : 3.2 : 5 : 9 much more closely "
-                 f"(correlation higher by 0.5 or more), that side scored {score:.1%} "
-                 f"(95%: {score - half:.1%} to {score + half:.1%}; Elo "
-                 f"{elo_from_score(score):+.0f}); 50% is no selection at all.")
+    lines += ["", "Selection on piece values: in the games where one side's values follow the "
+              "usual 1 : 3 : 3.2 : 5 : 9 much more closely (correlation higher by 0.5 or more), "
+              "how that side scored; 50% is no selection at all.", "",
+              "| games | such games | that side's score (95%) |", "|---|---:|---|"]
+    quarters = [(k * len(games) // 4, (k + 1) * len(games) // 4) for k in range(4)]
+    for first, last in [(0, len(games))] + (quarters if len(games) >= 400 else []):
+        n, score = selection_on_piece_values(games[first:last], genomes)
+        half = 1.96 * (0.25 / n) ** 0.5 if n else float("nan")
+        shown = f"{score:.1%} ({score - half:.1%} to {score + half:.1%})" if n else "-"
+        label = "all" if (first, last) == (0, len(games)) else f"{first + 1}-{last}"
+        lines.append(f"| {label} | {n} | {shown} |")
     Path(f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

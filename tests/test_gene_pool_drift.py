@@ -56,7 +56,7 @@ def test_the_report_of_a_real_run(tmp_path):
     assert done.returncode == 0, done.stderr
     report = (tmp_path / "drift.md").read_text()
     assert "| genomes born | founders' genes alive, this run |" in report
-    assert "that side scored" in report and "Coin runs ending with a negative pawn" in report
+    assert "that side's score (95%)" in report and "Coin runs ending with a negative pawn" in report
     assert (tmp_path / "drift.png").read_bytes()[:4] == b"\x89PNG"
     real, genomes, founders = load_script().real_run(tmp_path / "pool.txt")
     assert founders == 8 and len(genomes) > founders
