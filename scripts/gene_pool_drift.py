@@ -99,8 +99,9 @@ def selection_on_piece_values(games, genomes: dict[int, Genome], margin: float =
     return len(points), (sum(points) / len(points) if points else float("nan"))
 
 
-def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], int]:
-    """The lineages of a gene-pool run from its files."""
+def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], list, int]:
+    """The lineages of a gene-pool run from its files, its genomes, its games and how
+    many founders it had."""
     from genchess.genome import parse_genome_text
     from genchess.train.records import is_pool_record_end, read_games_file, split_complete
 
@@ -125,7 +126,7 @@ def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], int]:
         living = [i for ids in alive.values() for i in ids]
         if len(alive) == pool_count and all(i in lineages.founder for i in living):
             lineages.snapshot(max(living) + 1, living)
-    return lineages, genomes, len(founders)
+    return lineages, genomes, games, len(founders)
 
 
 def coin_run(seed: int, pools: int, population: int, swap: int, draws: float,
@@ -164,9 +165,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="drift", help="write OUT.md and OUT.png")
     args = parser.parse_args(argv)
 
-    real, genomes, founders = real_run(args.pool_file)
-    from genchess.train.records import read_games_file
-    games, _ = read_games_file(Path(f"{args.pool_file}_games.txt"))
+    real, genomes, games, founders = real_run(args.pool_file)
     draws = args.draws if args.draws is not None else \
         sum(g.headers.get("Result") == "1/2-1/2" for g in games) / max(1, len(games))
     born = max(genomes) + 1
@@ -176,7 +175,6 @@ def main(argv=None) -> int:
     fixed = sorted(f for f in (lineage.fixed_at() for lineage, _ in coin) if f is not None)
     negative = sum(pawn < 0 for _, pawn in coin)
 
-    alive_real = {b: a for b, a in real.snapshots}
     def alive_at(lineages, when):
         before = [a for b, a in lineages.snapshots if b <= when]
         return before[-1] if before else founders

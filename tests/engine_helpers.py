@@ -241,6 +241,16 @@ def xboard_session(*args: str) -> RawEngine:
     return engine
 
 
+
+def assert_xboard_plays_a_legal_first_move(engine: RawEngine) -> None:
+    """`new`, one second a move, `go`: the engine answers with a legal White move."""
+    engine.send("new")
+    engine.send("st 1")
+    engine.send("go")
+    _, move = engine.expect("move ", timeout=10)
+    assert chess.Move.from_uci(move.split()[1]) in chess.Board().legal_moves
+
+
 # ------------------------------------------------------------------ Fairy-Max
 
 def fairymax_command(tmp_path: Path) -> list[str]:

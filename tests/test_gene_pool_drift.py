@@ -58,6 +58,6 @@ def test_the_report_of_a_real_run(tmp_path):
     assert "| genomes born | founders' genes alive, this run |" in report
     assert "that side's score (95%)" in report and "Coin runs ending with a negative pawn" in report
     assert (tmp_path / "drift.png").read_bytes()[:4] == b"\x89PNG"
-    real, genomes, founders = load_script().real_run(tmp_path / "pool.txt")
+    real, genomes, _, founders = load_script().real_run(tmp_path / "pool.txt")
     assert founders == 8 and len(genomes) > founders
     assert all(1 <= alive <= founders for _, alive in real.snapshots)

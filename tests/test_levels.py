@@ -12,7 +12,8 @@ import chess
 import chess.pgn
 import pytest
 
-from engine_helpers import genchess_command, opening_fens, uci_session, xboard_session
+from engine_helpers import (assert_xboard_plays_a_legal_first_move, genchess_command, opening_fens,
+                            uci_session, xboard_session)
 from genchess import levels
 from genchess.engine import Engine
 from genchess.genome import default_genome
@@ -178,11 +179,7 @@ def test_xboard_offers_the_level_options():
         assert "Skill Level" in line
         engine.send("option UCI_LimitStrength=1")
         engine.send(f"option UCI_Elo={low}")
-        engine.send("new")
-        engine.send("st 1")
-        engine.send("go")
-        _, move = engine.expect("move ", timeout=10)
-        assert chess.Move.from_uci(move.split()[1]) in chess.Board().legal_moves
+        assert_xboard_plays_a_legal_first_move(engine)
 
 
 def test_match_specs_take_a_skill():

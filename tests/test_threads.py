@@ -10,7 +10,7 @@ import time
 import chess
 import pytest
 
-from engine_helpers import uci_session, xboard_session
+from engine_helpers import assert_xboard_plays_a_legal_first_move, uci_session, xboard_session
 from genchess.engine import Engine
 from genchess.genome import load_genome
 from genchess.genome.genome_file import GENOMES_DIR
@@ -134,11 +134,7 @@ def test_xboard_cores():
         _, line = engine.expect("Error", timeout=5)
         assert "cores" in line
         engine.send(f"cores {MAX_THREADS + 8}")          # more than the machine: capped, no error
-        engine.send("new")
-        engine.send("st 1")
-        engine.send("go")
-        _, move = engine.expect("move ", timeout=10)
-        assert chess.Move.from_uci(move.split()[1]) in chess.Board().legal_moves
+        assert_xboard_plays_a_legal_first_move(engine)
 
 
 def test_matches_name_the_threads_of_a_genchess_side():
