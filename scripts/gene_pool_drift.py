@@ -165,7 +165,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="drift", help="write OUT.md and OUT.png")
     args = parser.parse_args(argv)
 
-    real, genomes, games, founders = real_run(args.pool_file)
+    from genchess.genome import GenomeError
+    try:
+        real, genomes, games, founders = real_run(args.pool_file)
+    except (GenomeError, OSError, KeyError, ValueError) as e:
+        sys.exit(f"gene_pool_drift: {args.pool_file}: not a readable gene-pool run: {e}")
     draws = args.draws if args.draws is not None else \
         sum(g.headers.get("Result") == "1/2-1/2" for g in games) / max(1, len(games))
     born = max(genomes) + 1

@@ -26,8 +26,11 @@ from pathlib import Path
 
 def checkpoints(database: Path, every: int) -> list[tuple[int, int]]:
     """(generation, best chromosome) for every `every`th complete generation and the last."""
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-        rows = db.execute("SELECT generation, best FROM generations ORDER BY generation").fetchall()
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            rows = db.execute("SELECT generation, best FROM generations ORDER BY generation").fetchall()
+    except sqlite3.Error as e:
+        raise SystemExit(f"{database}: not a Phoenix chromosome database ({e})") from None
     if not rows:
         raise SystemExit(f"{database}: no complete generation yet")
     chosen = [(g, best) for g, best in rows if g % every == 0]

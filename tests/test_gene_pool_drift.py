@@ -61,3 +61,11 @@ def test_the_report_of_a_real_run(tmp_path):
     real, genomes, _, founders = load_script().real_run(tmp_path / "pool.txt")
     assert founders == 8 and len(genomes) > founders
     assert all(1 <= alive <= founders for _, alive in real.snapshots)
+
+
+def test_a_file_that_is_not_a_run_gets_one_line(tmp_path):
+    (tmp_path / "notes.txt").write_text("not a pool\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), "notes.txt"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "notes.txt: not a readable gene-pool run" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -45,3 +45,11 @@ def test_a_perfect_score_is_shown_at_its_one_sided_bound():
     result = {"games": 40, "score": 0.0, "pairs": 20}
     elo, low, high, bounded = script.shown_elo(result)
     assert bounded and elo == low == high and -420 < elo < -390
+
+
+def test_a_file_that_is_not_a_database_gets_one_line(tmp_path):
+    (tmp_path / "run.db").write_text("not a database\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), "run.db"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "run.db: not a Phoenix chromosome database" in done.stderr
+    assert "Traceback" not in done.stderr
