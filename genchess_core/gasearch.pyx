@@ -627,9 +627,9 @@ cdef class _GA:
         return {"depth": g.tree.height, "seldepth": g.tree.height, "nodes": s.nodes,
                 "time": monotonic_seconds() - start, "hashfull": 0, "lines": [line],
                 "string": f"ga tree {g.tree.size} branches {g.branches} "
-                          f"generations {g.generations}",
+                          f"generations {g.generations}" + (" pool full" if g.full else ""),
                 "tree_size": g.tree.size, "branches": g.branches, "generations": g.generations,
-                "init_done": g.init_done}
+                "init_done": g.init_done, "pool_full": bool(g.full)}
 
     cdef int root_best(self):
         """The root child with the best value, -1 if none is valued."""

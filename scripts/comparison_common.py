@@ -15,11 +15,13 @@ import sys
 from pathlib import Path
 
 from genchess.engine import Engine
+from genchess.genome import Genome, GenomeError, load_genome
 from genchess.match import EnginePlayer, play_game
 from genchess.strength.stats import MatchStats
 from genchess.strength.tally import Tally
 from genchess.timeman import Limits
 from genchess_core import Board
+from genchess_core.gasearch import DEFAULT_POOL_NODES
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "genchess" / "data"
@@ -68,10 +70,35 @@ def middle_game_fens(count: int = 20, plies: int = 6) -> list[str]:
     return out
 
 
-def make_engine(mode: str = "iterative", ga_level: int = 1, hash_mb: int = 16) -> Engine:
-    engine = Engine(hash_mb=hash_mb, search_mode=mode)
+def make_engine(mode: str = "iterative", ga_level: int = 1, hash_mb: int = 16,
+                genome: Genome | None = None, ga_nodes: int = DEFAULT_POOL_NODES) -> Engine:
+    """An engine in search `mode` with `genome` (None: the hand-set genome, as the
+    comparisons on docs/search-comparisons.md were made)."""
+    engine = Engine(genome, hash_mb=hash_mb, search_mode=mode)
     engine.ga_init_level = ga_level
+    engine.ga_nodes = ga_nodes
     return engine
+
+
+def add_engine_arguments(parser) -> None:
+    """--genome and --ga-nodes: what the GA scripts let a run change about both sides."""
+    parser.add_argument("--genome", help="genome file both sides play (default: the hand-set genome)")
+    parser.add_argument("--ga-nodes", type=int, default=DEFAULT_POOL_NODES,
+                        help=f"the GA's node pool (default {DEFAULT_POOL_NODES:,}); a full pool stops it")
+
+
+def engine_from_arguments(args, mode: str, ga_level: int = 1) -> Engine:
+    """make_engine with the --genome and --ga-nodes of add_engine_arguments; a bad
+    genome file ends the script with the loader's one-line message."""
+    genome = None
+    if args.genome:
+        try:
+            genome = load_genome(args.genome)
+        except GenomeError as e:
+            sys.exit(f"{Path(sys.argv[0]).name}: {e}")
+    if args.ga_nodes < 2:
+        sys.exit(f"{Path(sys.argv[0]).name}: --ga-nodes must be at least 2, not {args.ga_nodes}")
+    return make_engine(mode, ga_level, genome=genome, ga_nodes=args.ga_nodes)
 
 
 def average_move_seconds(engine: Engine, fens: list[str], depth: int) -> float:

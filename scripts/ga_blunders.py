@@ -2,12 +2,15 @@
 
 On the positions of genchess/data/real_games.epd (from three famous games), the GA
 tree search and the full alpha-beta search each choose a move in --movetime ms
-(same evaluation, the hand-set genome). Debian's Stockfish scores each move at a
-fixed depth (--sf-depth, restricted to that move) against its own best move; a
-move more than --margin centipawns below the best is a blunder. Mates count as
-+-100000 cp. Prints the table and the blunder count of each search.
+(same evaluation: the hand-set genome, or --genome). Debian's Stockfish scores each
+move at a fixed depth (--sf-depth, restricted to that move) against its own best
+move; a move more than --margin centipawns below the best is a blunder. Mates count
+as +-100000 cp. Prints the table, the blunder count of each search, and how large
+the GA's reservation tree grew (a tree that reaches --ga-nodes stops the GA early,
+so more time cannot help it).
 
     nice -n 10 python scripts/ga_blunders.py [--movetime 1000] [--sf-depth 14] [--level 1]
+                                             [--genome FILE] [--ga-nodes N]
 
 Needs Stockfish (apt-get install stockfish; looked for on PATH and in /usr/games).
 """
@@ -21,7 +24,8 @@ import sys
 import chess
 import chess.engine
 
-from comparison_common import DATA, epd_positions, make_engine, markdown_table
+from comparison_common import (DATA, add_engine_arguments, engine_from_arguments, epd_positions,
+                               markdown_table)
 from genchess.timeman import Limits
 from genchess_core import Board
 
@@ -48,11 +52,13 @@ def main(argv=None) -> int:
     parser.add_argument("--margin", type=int, default=150, help="centipawns below best = blunder")
     parser.add_argument("--level", type=int, choices=(1, 2), default=1, help="the GA's GA Init Level")
     parser.add_argument("--epd", default=str(DATA / "real_games.epd"))
+    add_engine_arguments(parser)
     args = parser.parse_args(argv)
     from pathlib import Path
     positions = epd_positions(Path(args.epd))
-    searches = {"GA": make_engine("ga", args.level), "alpha-beta": make_engine("iterative")}
-    rows, blunders = [], {name: 0 for name in searches}
+    searches = {"GA": engine_from_arguments(args, "ga", args.level),
+                "alpha-beta": engine_from_arguments(args, "iterative")}
+    rows, blunders, trees = [], {name: 0 for name in searches}, []
     with chess.engine.SimpleEngine.popen_uci(stockfish_path()) as sf:
         sf.configure({"Threads": 1, "Hash": 64})
         for fen, ops in positions:
@@ -62,7 +68,11 @@ def main(argv=None) -> int:
             for name, engine in searches.items():
                 engine.new_game()
                 engine.board = Board(fen)
-                move = chess.Move.from_uci(engine.search(Limits(movetime=args.movetime)).bestmove)
+                reports = []
+                move = chess.Move.from_uci(engine.search(Limits(movetime=args.movetime),
+                                                         reports.append).bestmove)
+                if name == "GA":
+                    trees.append(ga_tree(reports))
                 value = best if move == best_move else sf_value(sf, board, args.sf_depth, move)[0]
                 blunder = best - value > args.margin
                 blunders[name] += blunder
@@ -74,7 +84,23 @@ def main(argv=None) -> int:
     print()
     print(markdown_table(["search", "positions", f"blunders (> {args.margin} cp below best)"],
                          [[name, len(positions), count] for name, count in blunders.items()]))
+    if trees:
+        sizes = sorted(size for size, _ in trees)
+        full = sum(full for _, full in trees)
+        print(f"\nGA reservation tree: median {sizes[len(sizes) // 2]:,} nodes, largest "
+              f"{sizes[-1]:,}; the pool of {args.ga_nodes:,} nodes filled (and stopped the GA "
+              f"before its time) in {full} of {len(trees)} positions")
     return 0
+
+
+def ga_tree(reports) -> tuple[int, bool]:
+    """The GA's tree size, and whether its pool filled, from its last report
+    (`ga tree N branches B generations G [pool full]`)."""
+    for info in reversed(reports):
+        words = (info.string or "").split()
+        if words[:2] == ["ga", "tree"]:
+            return int(words[2]), words[-2:] == ["pool", "full"]
+    return 0, False
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 `depth`: for each depth limit, a match of the GA (search mode `ga`) against plain
 minimax (Fig. 33) and against the full alpha-beta search with PVS and null move
-(Fig. 34) at that fixed depth, same evaluation (the hand-set genome) on both sides.
+(Fig. 34) at that fixed depth, same evaluation on both sides (the hand-set genome, or
+--genome).
 Budgets are matched per depth before the match: the opponent's mean time for a
 fixed-depth search over the middle-game positions (comparison_common) becomes
 the GA's fixed time per move (never below --min-ms). Each opening is played twice,
@@ -10,20 +11,24 @@ colours swapped; a game still going at --max-plies is a draw. Prints a markdown
 table (W/D/L and the GA's score %) and writes docs/ga_vs_depth.png.
 
 `levels`: the GA with initial population level 1 (root moves) against level 2
-(two-ply branches), both at --movetime (Table 6).
+(two-ply branches), both at --movetime (Table 6), with level 2's Elo and its 95%
+interval from the game pairs.
 
     nice -n 10 python scripts/ga_matches.py depth [--games 20] [--minimax-depths 2 3 4]
                                                   [--alphabeta-depths 2 3 4 5 6 7]
     nice -n 10 python scripts/ga_matches.py levels [--games 20] [--movetime 100]
+    (both: [--genome FILE] [--ga-nodes N] [--verbose])
 """
 
 from __future__ import annotations
 
 import argparse
 
-from comparison_common import (average_move_seconds, make_engine, markdown_table, match,
-                               middle_game_fens, opening_fens, wdl, pyplot, save_plot)
+from comparison_common import (add_engine_arguments, average_move_seconds, engine_from_arguments,
+                               markdown_table, match, middle_game_fens, opening_fens, wdl, pyplot,
+                               save_plot)
 from genchess.match import EnginePlayer
+from genchess.strength.stats import format_elo
 
 OPPONENTS = {"minimax": "minimax", "alpha-beta (PVS, null move)": "iterative"}
 
@@ -33,10 +38,10 @@ def run_depths(args) -> int:
     calibration = middle_game_fens(args.calibration_positions)
     depths = {"minimax": args.minimax_depths, "alpha-beta (PVS, null move)": args.alphabeta_depths}
     rows, curves = [], {}
-    ga_engine = make_engine("ga", args.level)
+    ga_engine = engine_from_arguments(args, "ga", args.level)
     for name, mode in OPPONENTS.items():
         curves[name] = []
-        opponent_engine = make_engine(mode)
+        opponent_engine = engine_from_arguments(args, mode)
         for depth in depths[name]:
             seconds = average_move_seconds(opponent_engine, calibration, depth)
             movetime = max(int(seconds * 1000), args.min_ms)
@@ -69,13 +74,15 @@ def run_depths(args) -> int:
 
 def run_levels(args) -> int:
     starts = opening_fens(max(args.games // 2, 1))
-    one = EnginePlayer(make_engine("ga", 1), name="GA-level-1", movetime_ms=args.movetime)
-    two = EnginePlayer(make_engine("ga", 2), name="GA-level-2", movetime_ms=args.movetime)
+    one = EnginePlayer(engine_from_arguments(args, "ga", 1), name="GA-level-1", movetime_ms=args.movetime)
+    two = EnginePlayer(engine_from_arguments(args, "ga", 2), name="GA-level-2", movetime_ms=args.movetime)
     score = match(two, one, starts, args.max_plies,
                   progress=(lambda line: print(line, flush=True)) if args.verbose else None)
-    print(markdown_table(["match", "time per move", "games", "level 2 W/D/L", "level 2 score %"],
+    print(markdown_table(["match", "time per move", "games", "level 2 W/D/L", "level 2 score %",
+                          "level 2 Elo (95%)", "pentanomial"],
                          [["level 2 v level 1", f"{args.movetime} ms", score.games, wdl(score),
-                           f"{100 * score.score:.1f}"]]))
+                           f"{100 * score.score:.1f}", format_elo(score.pentanomial_elo()),
+                           list(score.pairs)]]))
     return 0
 
 
@@ -96,6 +103,7 @@ def main(argv=None) -> int:
         p.add_argument("--games", type=int, default=20, help="games per match (even)")
         p.add_argument("--max-plies", type=int, default=200, help="a longer game is a draw")
         p.add_argument("--verbose", action="store_true", help="print every game")
+        add_engine_arguments(p)
     args = parser.parse_args(argv)
     return args.run(args)
 

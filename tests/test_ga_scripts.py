@@ -1,0 +1,74 @@
+"""scripts/ga_matches.py and scripts/ga_blunders.py: the GA search's paper numbers
+(Dehghani and Babamir's Table 6 and Table 4), with a genome and a node pool of
+the user's choosing."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from train_helpers import REPO_ROOT
+
+SCRIPTS = REPO_ROOT / "scripts"
+UNIFIED = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
+
+
+def run_script(name, *args, cwd=None):
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial():
+    done = run_script("ga_matches.py", "levels", "--games", 2, "--movetime", 20, "--max-plies", 16,
+                      "--genome", UNIFIED, "--ga-nodes", 20000)
+    assert done.returncode == 0, done.stderr
+    header, _, row = done.stdout.strip().splitlines()[-3:]
+    assert "level 2 Elo (95%)" in header and "pentanomial" in header
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[2] == "2"                                    # games
+    wins, draws, losses = map(int, cells[3].split("/"))
+    assert wins + draws + losses == 2
+    assert sum(eval(cells[6])) == 1                           # one game pair
+
+
+def test_a_bad_genome_or_pool_size_is_one_line_naming_it(tmp_path):
+    bad = tmp_path / "bad.genome"
+    bad.write_text("Kind: material\nnot a gene\n")
+    done = run_script("ga_matches.py", "levels", "--games", 2, "--genome", bad)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "bad.genome" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = run_script("ga_matches.py", "levels", "--games", 2, "--ga-nodes", 1)
+    assert done.returncode != 0 and "Traceback" not in done.stderr and "--ga-nodes" in done.stderr
+
+
+def stockfish():
+    return shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
+
+
+@pytest.mark.skipif(stockfish() is None, reason="needs Stockfish (apt-get install stockfish)")
+def test_the_blunder_check_counts_blunders_and_says_when_the_ga_pool_filled(tmp_path):
+    epd = tmp_path / "two.epd"
+    # A hanging queen (any search takes it) and the start position.
+    epd.write_text('4k3/8/8/3q4/8/8/3R4/4K3 w - - id "queen";\n'
+                   'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id "start";\n')
+    done = run_script("ga_blunders.py", "--epd", epd, "--movetime", 200, "--sf-depth", 6,
+                      "--ga-nodes", 300)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "| queen | Rxd5" in out                       # Stockfish's best, the GA's and alpha-beta's
+    assert "| GA | 2 |" in out and "| alpha-beta | 2 |" in out
+    # A 300-node pool fills long before 200 ms in the start position.
+    line = next(line for line in out.splitlines() if line.startswith("GA reservation tree"))
+    assert "the pool of 300 nodes filled" in line and "in 0 of 2" not in line
+
+
+def test_a_full_pool_is_reported_by_the_search():
+    from genchess.engine import Engine
+    from genchess.timeman import Limits
+    engine = Engine(search_mode="ga")
+    engine.ga_nodes = 200
+    infos = []
+    engine.search(Limits(movetime=2000), on_info=infos.append)
+    assert infos[-1].string.endswith("pool full")
+    assert infos[-1].time_ms < 1500                       # the full pool, not the clock, ended it
