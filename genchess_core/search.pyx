@@ -1022,8 +1022,11 @@ cdef class Searcher:
         else:
             unit = packed["total_force_priority"] * packed["piece_values"][PAWN] * EVAL_SCALE
         self.pawn_unit = unit if unit > 0 else EVAL_SCALE
+        # The margins' pawn: the genome's own unit unless it says otherwise (a unified
+        # genome's `Search pawn:`, set by games; the unit stays what scores are shown in).
+        margin_pawn = packed.get("search_pawn_unit", self.pawn_unit)
         for i in range(self.n_workers):
-            load_genome(&self.workers[i], packed, <int>min(self.pawn_unit, EVAL_LIMIT / 16.0))
+            load_genome(&self.workers[i], packed, <int>min(margin_pawn, EVAL_LIMIT / 16.0))
         self.packed = packed
 
     @property

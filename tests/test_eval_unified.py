@@ -186,6 +186,37 @@ def block(genome: UnifiedGenome) -> list[str]:
     return genome.to_text().splitlines()
 
 
+def with_search_pawn(lines: list[str], text: str) -> list[str]:
+    return lines[:2] + [f"Search pawn: {text}"] + lines[2:]
+
+
+def test_the_search_pawn_reads_back_and_tuners_carry_it():
+    genome = UnifiedGenome.from_material(4, MATERIAL)
+    assert genome.search_pawn is None and "Search pawn" not in genome.to_text()
+    again = parse_genome_text("\n".join(with_search_pawn(block(genome), "60")) + "\n").genomes[0]
+    assert again.search_pawn == 60 and again.to_text().splitlines()[2] == "Search pawn: 60"
+    assert parse_genome_text(again.to_text()).genomes[0] == again
+    assert again != genome                                    # same numbers, another search
+    assert again.with_numbers(again.numbers(), 5).search_pawn == 60
+    assert again.copy(6).search_pawn == 60
+
+
+def test_the_search_pawn_moves_the_margins_not_the_scores_shown():
+    # Same evaluation, a smaller pawn for the margins: the search prunes more (fewer
+    # nodes to the same depth), while scores are still shown in the genome's unit.
+    genome = random_unified(np.random.default_rng(3), 1)
+    narrow = UnifiedGenome(1, genome.mg, genome.eg, search_pawn=40)
+    board = Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9")
+    nodes, units = {}, {}
+    for name, g in (("unit", genome), ("narrow", narrow)):
+        searcher = Searcher()
+        searcher.set_genome(g.pack())
+        nodes[name] = searcher.search(board, max_depth=7)["nodes"]
+        units[name] = searcher.pawn_unit
+    assert units["unit"] == units["narrow"] == genome.mg[0] * 10
+    assert nodes["narrow"] < nodes["unit"]
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda lines: [l for l in lines if not l.startswith("bishop pair eg")],
      "missing 'bishop pair eg'"),
@@ -197,6 +228,10 @@ def block(genome: UnifiedGenome) -> list[str]:
      "unknown term 'mobility castle mg'"),
     (lambda lines: [l.replace("material mg: 100", "material mg: 100 7") for l in lines],
      "material mg needs 5 whole numbers"),
+    (lambda lines: with_search_pawn(lines, "5"), "search pawn 5 is outside 10 to 1000 centipawns"),
+    (lambda lines: with_search_pawn(lines, "sixty"), "search pawn needs 1 whole number, got 'sixty'"),
+    (lambda lines: with_search_pawn(with_search_pawn(lines, "50"), "60"),
+     "duplicated 'search pawn'"),
 ])
 def test_bad_files_are_named_with_their_line(change, message):
     lines = change(block(UnifiedGenome.from_material(3, MATERIAL)))

@@ -11,11 +11,19 @@ rights, the bishop pair, rooks on open files, outposts, tempo.
 The pawn's middle-game material is the unit every evaluation is reported in
 (centipawns), so a tuner leaves it alone (numbers.py); everything else evolves.
 
+One number is for the search, not the evaluation: `Search pawn: N` (optional), how many of the evaluation's centipawns the search's margins (futility,
+reverse futility, delta pruning, the aspiration window, the singular-extension
+margin) take for a pawn. Without it they take the pawn's middle-game material.
+Evolved tables can make a pawn on the board worth much less than that number, and
+positions cannot see the margins, so games set it (docs/unified.md); tuners carry it
+through unchanged.
+
 File block (every group twice, middle game then end game; a table as a picture of
 the board, rank 8 first, as the PVT kind writes it):
 
     ID: 1
     Kind: unified
+    Search pawn: 60                      (optional)
     material mg: 100 248 272 383 823
     material eg: 100 248 272 383 823
     Table: pawn mg
@@ -45,6 +53,7 @@ PHASES = ("mg", "eg")
 TABLE_GROUPS = PIECE_KINDS                      # the groups written as board pictures
 GROUP = {name: (first, length) for name, first, length in TERMS}
 TUNING_LIMIT = 500.0                            # |value| a tuner may give a term
+SEARCH_PAWN_RANGE = (10, 1000)                  # centipawns a `Search pawn:` line may say
 MATERIAL_LIMIT = 3000.0
 SQUARES = [f"{'abcdefgh'[sq % 8]}{sq // 8 + 1}" for sq in range(64)]
 # What each group's entries stand for, for the tuner's number names (the rest: 0, 1, ...).
@@ -92,12 +101,17 @@ def entry_label(group: str, k: int) -> str:
 class UnifiedGenome:
     KIND = "unified"
 
-    def __init__(self, genome_id: int, mg: Sequence[int], eg: Sequence[int]) -> None:
+    def __init__(self, genome_id: int, mg: Sequence[int], eg: Sequence[int],
+                 search_pawn: int | None = None) -> None:
         if len(mg) != TERM_COUNT or len(eg) != TERM_COUNT:
             raise ValueError(f"a unified genome has {TERM_COUNT} numbers per phase")
+        low, high = SEARCH_PAWN_RANGE
+        if search_pawn is not None and not low <= search_pawn <= high:
+            raise ValueError(f"search pawn {search_pawn} is outside {low} to {high}")
         self.id = int(genome_id)
         self.mg = tuple(int(v) for v in mg)
         self.eg = tuple(int(v) for v in eg)
+        self.search_pawn = None if search_pawn is None else int(search_pawn)
 
     @classmethod
     def from_material(cls, genome_id: int, material: Sequence[int]) -> UnifiedGenome:
@@ -119,6 +133,7 @@ class UnifiedGenome:
         seen: dict[str, int] = {}
         table: tuple[str, str] | None = None        # the open picture's (piece, phase)
         rows = 0
+        search_pawn = None
 
         def close_table(n: int) -> None:
             if table is not None and rows < 8:
@@ -144,6 +159,12 @@ class UnifiedGenome:
                                                   f"(a piece, {', '.join(TABLE_GROUPS)}, then mg or eg)")
                 claim(f"table {words[0]} {words[1]}", n)
                 table, rows = (words[0], words[1]), 0
+                continue
+            if colon and key == "search pawn":
+                close_table(n)
+                table = None
+                claim(key, n)
+                search_pawn = cls._search_pawn(text, path, n)
                 continue
             if colon:
                 close_table(n)
@@ -174,7 +195,16 @@ class UnifiedGenome:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             raise GenomeError.at(path, kind_line, f"unified genome {genome_id}: missing "
                                                   f"{', '.join(missing[:3])}{more}")
-        return cls(genome_id, values["mg"], values["eg"])
+        return cls(genome_id, values["mg"], values["eg"], search_pawn)
+
+    @staticmethod
+    def _search_pawn(text: str, path: str, n: int) -> int:
+        low, high = SEARCH_PAWN_RANGE
+        (value,) = whole_numbers(text, 1, path, n, "unified genome: search pawn")
+        if not low <= value <= high:
+            raise GenomeError.at(path, n, f"unified genome: search pawn {value} is outside "
+                                          f"{low} to {high} centipawns")
+        return value
 
     @staticmethod
     def _numbers(text: str, count: int, path: str, n: int, what: str) -> list[int]:
@@ -182,6 +212,8 @@ class UnifiedGenome:
 
     def to_text(self) -> str:
         lines = [f"ID: {self.id}", f"Kind: {self.KIND}"]
+        if self.search_pawn is not None:
+            lines.append(f"Search pawn: {self.search_pawn}")
         for group, first, length in TERMS:
             for phase in PHASES:
                 values = self.group(group, phase)
@@ -199,6 +231,8 @@ class UnifiedGenome:
         params = time_management_defaults()
         params.update(kind=self.KIND, unified_mg=list(self.mg), unified_eg=list(self.eg),
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=self.mg[0] * EVAL_SCALE_CP)
+        if self.search_pawn is not None:
+            params["search_pawn_unit"] = self.search_pawn * EVAL_SCALE_CP
         return params
 
     # ------------------------------------------------------------ the tuner
@@ -237,14 +271,15 @@ class UnifiedGenome:
         values = {"mg": list(self.mg), "eg": list(self.eg)}
         for (phase, term), value in zip(TUNED, vector):
             values[phase][term] = int(value)
-        return UnifiedGenome(genome_id, values["mg"], values["eg"])
+        return UnifiedGenome(genome_id, values["mg"], values["eg"], self.search_pawn)
 
     def copy(self, new_id: int | None = None) -> UnifiedGenome:
-        return UnifiedGenome(self.id if new_id is None else new_id, self.mg, self.eg)
+        return UnifiedGenome(self.id if new_id is None else new_id, self.mg, self.eg, self.search_pawn)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, UnifiedGenome) and other.id == self.id
-                and other.mg == self.mg and other.eg == self.eg)
+                and other.mg == self.mg and other.eg == self.eg
+                and other.search_pawn == self.search_pawn)
 
     __hash__ = None
 
