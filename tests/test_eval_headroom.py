@@ -1,29 +1,13 @@
 """scripts/eval_headroom.py: static evaluations against the labels, beside Stockfish's own."""
 
-import gzip
 import shutil
-import subprocess
-import sys
 
 import pytest
 
+from script_helpers import run_script, small_set
 from train_helpers import REPO_ROOT
 
-SCRIPT = REPO_ROOT / "scripts" / "eval_headroom.py"
-SHIPPED_SET = REPO_ROOT / "genchess" / "data" / "positions.epd.gz"
 GENOMES = REPO_ROOT / "genchess" / "genomes"
-
-
-def run_script(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
-
-
-def small_set(tmp_path, count=3000):
-    path = tmp_path / "small.epd"
-    with gzip.open(SHIPPED_SET, "rt") as f:
-        path.write_text("".join(line for _, line in zip(range(count), f)))
-    return path
 
 
 def table(output: str) -> dict[str, list[float]]:
@@ -38,7 +22,7 @@ def stockfish():
 
 @pytest.mark.skipif(stockfish() is None, reason="needs Stockfish (apt-get install stockfish)")
 def test_stockfish_nnue_knows_more_than_its_classical_evaluation_and_the_shipped_genome_beats_material(tmp_path):
-    done = run_script("--positions", small_set(tmp_path),
+    done = run_script("eval_headroom.py", "--positions", small_set(tmp_path, 3000),
                       "--genome", GENOMES / "unified.genome", "--genome", GENOMES / "evolved.genome")
     assert done.returncode == 0, done.stderr
     rows = table(done.stdout)
@@ -52,15 +36,15 @@ def test_stockfish_nnue_knows_more_than_its_classical_evaluation_and_the_shipped
 
 def test_without_stockfish_the_genomes_alone_and_bad_input_is_one_line(tmp_path):
     positions = small_set(tmp_path, 1000)
-    done = run_script("--positions", positions, "--genome", GENOMES / "evolved.genome",
+    done = run_script("eval_headroom.py", "--positions", positions, "--genome", GENOMES / "evolved.genome",
                       "--stockfish", tmp_path / "no-such-engine")
     assert done.returncode != 0 and "Traceback" not in done.stderr and "no-such-engine" in done.stderr
     results_only = tmp_path / "results.epd"
     results_only.write_text("".join(line.split(" ce ")[0].rstrip(";") + ";\n"
                                     for line in positions.read_text().splitlines()))
-    done = run_script("--positions", results_only)
+    done = run_script("eval_headroom.py", "--positions", results_only)
     assert done.returncode != 0 and "Traceback" not in done.stderr and "--mentor" in done.stderr
     bad = tmp_path / "bad.genome"
     bad.write_text("ID: 1\nKind: unified\nmaterial mg: x\nEND\n")
-    done = run_script("--positions", positions, "--genome", bad)
+    done = run_script("eval_headroom.py", "--positions", positions, "--genome", bad)
     assert done.returncode != 0 and "Traceback" not in done.stderr and "bad.genome:3" in done.stderr

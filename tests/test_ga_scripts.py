@@ -3,20 +3,13 @@
 the user's choosing."""
 
 import shutil
-import subprocess
-import sys
 
 import pytest
 
+from script_helpers import run_script
 from train_helpers import REPO_ROOT
 
-SCRIPTS = REPO_ROOT / "scripts"
 UNIFIED = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
-
-
-def run_script(name, *args, cwd=None):
-    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
 
 
 def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial():

@@ -1,28 +1,11 @@
 """scripts/term_groups.py: each part of a unified genome switched off, its loss on positions."""
 
-import gzip
-import subprocess
-import sys
-
 from genchess.genome import UnifiedGenome, load_genome
 from genchess.genome.unified import GROUP
+from script_helpers import run_script, small_set
 from train_helpers import REPO_ROOT
 
-SCRIPT = REPO_ROOT / "scripts" / "term_groups.py"
 UNIFIED = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
-SHIPPED_SET = REPO_ROOT / "genchess" / "data" / "positions.epd.gz"
-
-
-def run_script(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
-
-
-def small_set(tmp_path, count=2000):
-    path = tmp_path / "small.epd"
-    with gzip.open(SHIPPED_SET, "rt") as f:
-        path.write_text("".join(line for _, line in zip(range(count), f)))
-    return path
 
 
 def rises(output: str) -> dict[str, float]:
@@ -33,21 +16,21 @@ def rises(output: str) -> dict[str, float]:
 
 def test_the_shipped_genome_needs_its_tables_and_a_material_genome_loses_nothing(tmp_path):
     positions = small_set(tmp_path)
-    done = run_script("--genome", UNIFIED, "--positions", positions)
+    done = run_script("term_groups.py", "--genome", UNIFIED, "--positions", positions)
     assert done.returncode == 0, done.stderr
     found = rises(done.stdout)
     assert found["nothing (the genome as it is)"] == 0
     assert found["piece-square tables"] > 0 and found["everything but material"] > found["piece-square tables"]
     material = tmp_path / "material.genome"
     material.write_text(UnifiedGenome.from_material(1, [100, 300, 300, 500, 900]).to_text())
-    done = run_script("--genome", material, "--positions", positions)
+    done = run_script("term_groups.py", "--genome", material, "--positions", positions)
     assert done.returncode == 0, done.stderr
     assert set(rises(done.stdout).values()) == {0.0}         # nothing to switch off
 
 
 def test_write_switches_one_part_off_and_keeps_the_rest(tmp_path):
     out = tmp_path / "no-threats.genome"
-    done = run_script("--write", "threats and hanging pieces", "--out", out)
+    done = run_script("term_groups.py", "--write", "threats and hanging pieces", "--out", out)
     assert done.returncode == 0, done.stderr
     whole, off = load_genome(UNIFIED), load_genome(out)
     threats = {g for g in GROUP if g.startswith("threat") or g == "hanging"}
@@ -60,11 +43,11 @@ def test_write_switches_one_part_off_and_keeps_the_rest(tmp_path):
 
 
 def test_a_genome_of_another_kind_or_a_bad_set_is_one_line(tmp_path):
-    done = run_script("--genome", REPO_ROOT / "genchess" / "genomes" / "evolved.genome")
+    done = run_script("term_groups.py", "--genome", REPO_ROOT / "genchess" / "genomes" / "evolved.genome")
     assert done.returncode != 0 and "Traceback" not in done.stderr and "unified" in done.stderr
     bad = tmp_path / "bad.epd"
     bad.write_text("this is not a position\n")
-    done = run_script("--positions", bad)
+    done = run_script("term_groups.py", "--positions", bad)
     assert done.returncode != 0 and "Traceback" not in done.stderr and "bad.epd" in done.stderr
-    done = run_script("--write", "tempo")
+    done = run_script("term_groups.py", "--write", "tempo")
     assert done.returncode != 0 and "--out" in done.stderr

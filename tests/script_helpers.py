@@ -1,0 +1,25 @@
+"""What the tests of scripts/ share: running a script as a user would, and a small
+labelled set cut from the shipped one."""
+
+import gzip
+import subprocess
+import sys
+
+from train_helpers import REPO_ROOT
+
+SCRIPTS = REPO_ROOT / "scripts"
+SHIPPED_SET = REPO_ROOT / "genchess" / "data" / "positions.epd.gz"
+
+
+def run_script(name: str, *args, timeout: int = 600) -> subprocess.CompletedProcess:
+    """scripts/NAME with these arguments, in a fresh interpreter; output captured."""
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def small_set(tmp_path, count: int = 2000):
+    """The shipped set's first `count` positions (results and mentor scores) as a file."""
+    path = tmp_path / "small.epd"
+    with gzip.open(SHIPPED_SET, "rt") as f:
+        path.write_text("".join(line for _, line in zip(range(count), f)))
+    return path
