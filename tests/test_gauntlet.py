@@ -105,3 +105,19 @@ def test_resume_refuses_another_gauntlet(tmp_path, args, message):
     done = run_gauntlet_cli(str(config), "--out", str(tmp_path / "out"), *args)
     assert done.returncode == 2 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and pgn.read_text() == before
+
+
+def test_an_opponent_not_yet_played_shows_no_score():
+    # A gauntlet stopped before an opponent's turn: its row says so, not "0.500".
+    from types import SimpleNamespace
+
+    from genchess.strength.gauntlet import markdown_table
+    from genchess.strength.stats import MatchStats
+    played = MatchStats()
+    played.add_game(1.0)
+    played.add_game(0.5)
+    fit = SimpleNamespace(rating=1500.0, error=300.0, games=2, prior_draws=False)
+    table = markdown_table("GenChess", [(SimpleNamespace(name="a", rating=1400.0), played),
+                                        (SimpleNamespace(name="b", rating=1800.0), MatchStats())], fit)
+    assert "| a | 1400 | 2 | 1 | 1 | 0 | 0.750 |" in table
+    assert "| b | 1800 | 0 | 0 | 0 | 0 | - | - |" in table

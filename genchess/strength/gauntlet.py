@@ -115,8 +115,10 @@ def markdown_table(engine: str, rows, fit) -> str:
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for anchor, stats in rows:
         rating = f"{anchor.rating:.0f}" if anchor.rating is not None else "unmeasured"
+        # An opponent not yet played (a gauntlet stopped early) has no score to show.
+        score, elo = (f"{stats.score:.3f}", format_elo(stats.elo())) if stats.games else ("-", "-")
         lines.append(f"| {anchor.name} | {rating} | {stats.games} | {stats.wins} | {stats.draws} | "
-                     f"{stats.losses} | {stats.score:.3f} | {format_elo(stats.elo())} |")
+                     f"{stats.losses} | {score} | {elo} |")
     return "\n".join(lines) + "\n"
 
 
