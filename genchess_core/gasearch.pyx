@@ -629,7 +629,7 @@ cdef class _GA:
                 "string": f"ga tree {g.tree.size} branches {g.branches} "
                           f"generations {g.generations}" + (" pool full" if g.full else ""),
                 "tree_size": g.tree.size, "branches": g.branches, "generations": g.generations,
-                "init_done": g.init_done, "pool_full": bool(g.full)}
+                "init_done": g.init_done}
 
     cdef int root_best(self):
         """The root child with the best value, -1 if none is valued."""

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import chess
 
+from genchess.fitness.positions import pawn_unit
 from genchess.genome import GenomeError, load_genome
 from genchess_core import Board
 from genchess_core.evaluate import evaluate_boards
-from genchess_core.search import Searcher
 
 REPO = Path(__file__).resolve().parent.parent
 PHASES = [("opening and middle game (11-14 pieces)", 11, 14), ("middle game (7-10)", 7, 10),
@@ -82,9 +82,7 @@ def main(argv=None) -> int:
     except GenomeError as e:
         sys.exit(f"pawn_worth: {e}")
     packed = genome.pack()
-    searcher = Searcher(1)
-    searcher.set_genome(packed)
-    unit = searcher.pawn_unit                   # every kind's unit, as the search reads it
+    unit = pawn_unit(packed)                    # every kind's unit, as the search reads it
     drops = {name: [] for name, _, _ in PHASES}
     for fen in read_fens(Path(args.positions), args.limit):
         pieces, values = pawn_drops(fen, packed, unit)

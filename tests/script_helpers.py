@@ -11,9 +11,10 @@ SCRIPTS = REPO_ROOT / "scripts"
 SHIPPED_SET = REPO_ROOT / "genchess" / "data" / "positions.epd.gz"
 
 
-def run_script(name: str, *args, timeout: int = 600) -> subprocess.CompletedProcess:
-    """scripts/NAME with these arguments, in a fresh interpreter; output captured."""
-    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)],
+def run_script(name: str, *args, cwd=None, timeout: int = 600) -> subprocess.CompletedProcess:
+    """scripts/NAME with these arguments, in a fresh interpreter (in `cwd` if given);
+    output captured."""
+    return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
 
 

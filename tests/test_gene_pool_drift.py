@@ -5,9 +5,9 @@ import importlib.util
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 from genchess.genome import Genome
+from script_helpers import run_script
 from train_helpers import REPO_ROOT, run, train_command, write_config
 
 SCRIPT = REPO_ROOT / "scripts" / "gene_pool_drift.py"
@@ -65,7 +65,6 @@ def test_the_report_of_a_real_run(tmp_path):
 
 def test_a_file_that_is_not_a_run_gets_one_line(tmp_path):
     (tmp_path / "notes.txt").write_text("not a pool\n")
-    done = subprocess.run([sys.executable, str(SCRIPT), "notes.txt"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = run_script("gene_pool_drift.py", "notes.txt", cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "notes.txt: not a readable gene-pool run" in done.stderr
     assert "Traceback" not in done.stderr

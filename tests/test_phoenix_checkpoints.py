@@ -5,6 +5,7 @@ import importlib.util
 import subprocess
 import sys
 
+from script_helpers import run_script
 from train_helpers import REPO_ROOT, config_text, run, train_command
 
 SCRIPT = REPO_ROOT / "scripts" / "phoenix_checkpoints.py"
@@ -49,7 +50,6 @@ def test_a_perfect_score_is_shown_at_its_one_sided_bound():
 
 def test_a_file_that_is_not_a_database_gets_one_line(tmp_path):
     (tmp_path / "run.db").write_text("not a database\n")
-    done = subprocess.run([sys.executable, str(SCRIPT), "run.db"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = run_script("phoenix_checkpoints.py", "run.db", cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "run.db: not a Phoenix chromosome database" in done.stderr
     assert "Traceback" not in done.stderr
