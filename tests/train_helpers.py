@@ -24,6 +24,9 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from genchess.match import can_mate
+from genchess.parallel.replay import board_end
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DATA = REPO_ROOT / "genchess" / "data"
 
@@ -445,10 +448,15 @@ def check_game_ending(game: chess.pgn.Game) -> None:
     elif termination == "fifty moves":
         assert board.can_claim_fifty_moves() and result == "1/2-1/2", where
     elif termination == "time forfeit":
-        # The flag fell for the side to move, in a position where the game went on.
-        assert not board.is_game_over(claim_draw=True), f"{where}: the game was already over"
-        if result != "1/2-1/2":
-            assert result == ("0-1" if board.turn == chess.WHITE else "1-0"), where
+        # The flag fell for the side to move, in a position where the game went on by
+        # play_game's rules (board_end). Not python-chess's is_game_over(claim_draw=True):
+        # that also counts a draw the mover could have claimed with its next move, which
+        # a player who runs out of time never makes.
+        end = board_end(board)
+        assert end is None, f"{where}: the game was already over by {end}"
+        opponent_can_mate = can_mate(board, white=board.turn != chess.WHITE)
+        loses = "0-1" if board.turn == chess.WHITE else "1-0"
+        assert result == (loses if opponent_can_mate else "1/2-1/2"), where
     else:
         assert termination in ("seventyfive moves", "fivefold repetition", "resignation",
                                "move limit"), where
