@@ -22,6 +22,16 @@ from genchess.parallel import executors
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to itself")
 
 
+@pytest.fixture(autouse=True)
+def python_default_ctrl_c():
+    """Python's own SIGINT handler for each test, whatever the test run inherited: a
+    pytest started in the background by a shell without job control has SIGINT
+    ignored, and ctrl_c_at_safe_points rightly leaves an ignored signal alone."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def ctrl_c() -> None:
     os.kill(os.getpid(), signal.SIGINT)
     time.sleep(0.05)        # the handler runs at the next bytecode of the main thread
