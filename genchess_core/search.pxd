@@ -81,7 +81,9 @@ cdef struct SearchState:
     int seldepth
     int features
     int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap
-    int pawn_value              # the genome's pawn in evaluation units: pruning margins scale with it
+    int pawn_value              # the margins' pawn in evaluation units: pruning margins scale with it
+    int material_pawn           # the genome's own pawn in evaluation units: what a captured piece is
+                                # worth in delta pruning (differs from pawn_value only with `Search pawn`)
     int mode
     int aspiration_researches   # root searches again after a fail, this search (for tests)
     double spec[4]              # budget mode: just captured, can capture, recapture, default

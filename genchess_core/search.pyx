@@ -336,12 +336,14 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         # Step Q6. Delta pruning: a capture that would leave the side below alpha
         # even if it won its victim and DELTA_MARGIN_PAWNS more cannot raise the
         # score. Not in check, not for promotions (they gain a piece besides the
-        # victim).
+        # victim). The victim counts in the genome's own pawns, the margin in the
+        # margins' pawns (a genome's `Search pawn` moves the margin, not what a
+        # queen is worth).
         # (search-elo.md step 5, with SEE ordering: +42 Elo, SPRT [0,10] 10+0.1, 786 games)
         if (not checked and s.features & USE_DELTA and not (move_flags(moves[i]) & FLAG_PROMO)
                 and alpha < MATE_BOUND
-                and stand_pat + <long long>(PIECE_ORDER_VALUE[captured_kind(p, moves[i])]
-                                            + DELTA_MARGIN_PAWNS) * s.pawn_value <= alpha):
+                and stand_pat + <long long>PIECE_ORDER_VALUE[captured_kind(p, moves[i])] * s.material_pawn
+                              + <long long>DELTA_MARGIN_PAWNS * s.pawn_value <= alpha):
             continue
         make_move(p, moves[i], &u)
         score = -quiesce(s, -beta, -alpha, ply + 1)
@@ -874,6 +876,7 @@ cdef int new_worker(Worker* w, TT* tt) except -1:
     w.s.tt = tt
     w.s.features = FEATURES_ALL
     w.s.pawn_value = EVAL_SCALE
+    w.s.material_pawn = EVAL_SCALE
     return 0
 
 
@@ -888,7 +891,7 @@ cdef void free_worker(Worker* w) noexcept:
     w.unified_pawn_cache = NULL
 
 
-cdef int load_genome(Worker* w, dict packed, int pawn_value) except -1:
+cdef int load_genome(Worker* w, dict packed, int pawn_value, int material_pawn) except -1:
     make_params(&w.s.params, packed)
     # The cached pawn terms and evaluations were computed with the old genome's parameters.
     memset(w.pawn_cache, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
@@ -907,6 +910,7 @@ cdef int load_genome(Worker* w, dict packed, int pawn_value) except -1:
     w.s.spec[2] = packed["spec_recapture"]
     w.s.spec[3] = packed["spec_default"]
     w.s.pawn_value = pawn_value
+    w.s.material_pawn = material_pawn
     return 0
 
 
@@ -1001,7 +1005,7 @@ cdef class Searcher:
             new_worker(&self.workers[i], &self.tt)
             self.workers[i].s.features = self.s.features
             if self.packed is not None:
-                load_genome(&self.workers[i], self.packed, self.s.pawn_value)
+                load_genome(&self.workers[i], self.packed, self.s.pawn_value, self.s.material_pawn)
         self.n_workers = n
 
     def clear(self):
@@ -1026,7 +1030,8 @@ cdef class Searcher:
         # genome's `Search pawn:`, set by games; the unit stays what scores are shown in).
         margin_pawn = packed.get("search_pawn_unit", self.pawn_unit)
         for i in range(self.n_workers):
-            load_genome(&self.workers[i], packed, <int>min(margin_pawn, EVAL_LIMIT / 16.0))
+            load_genome(&self.workers[i], packed, <int>min(margin_pawn, EVAL_LIMIT / 16.0),
+                        <int>min(self.pawn_unit, EVAL_LIMIT / 16.0))
         self.packed = packed
 
     @property

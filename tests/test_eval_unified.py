@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from genchess.fitness.positions import PositionSet
-from genchess.genome import GenomeError, UnifiedGenome, parse_genome_text
+from genchess.genome import GenomeError, UnifiedGenome, load_genome, parse_genome_text
+from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.unified import GROUP, TERMS
 from genchess_core import Board
 from genchess_core.eval_unified import TERM_COUNT
@@ -215,6 +216,31 @@ def test_the_search_pawn_moves_the_margins_not_the_scores_shown():
         units[name] = searcher.pawn_unit
     assert units["unit"] == units["narrow"] == genome.mg[0] * 10
     assert nodes["narrow"] < nodes["unit"]
+
+
+# Alpha-beta, move ordering, quiescence, the hash table, PVS and delta pruning: nothing
+# else that counts in pawns, so the delta margin is the only thing `Search pawn` moves.
+DELTA_ONLY = 1 | 2 | 4 | 8 | 128 | 65536
+
+
+@pytest.mark.parametrize("fen", [
+    "2Rb4/3Pk3/8/p1N1r2p/1p5P/1P6/5K2/8 b - - 0 1",
+    "3b4/3Pk3/2R5/p1Nr3p/1p5P/1P6/5K2/8 b - - 0 1",
+])
+def test_the_search_pawn_moves_the_delta_margin_not_what_a_victim_is_worth(fen):
+    # Delta pruning once counted the captured piece in the margins' pawn too, so a
+    # small `Search pawn` made a rook look like a fraction of one and pruned the
+    # captures that decide these positions (scores 1700 units apart at depth 3).
+    shipped = load_genome(GENOMES_DIR / "unified.genome")
+    tiny = UnifiedGenome(shipped.id, shipped.mg, shipped.eg, search_pawn=10)
+    results = []
+    for genome in (shipped, tiny):
+        searcher = Searcher()
+        searcher.set_genome(genome.pack())
+        searcher.features = DELTA_ONLY
+        best_score, best_line = searcher.search(Board(fen), max_depth=3)["lines"][0]
+        results.append((best_score, best_line[0]))
+    assert results[0] == results[1]
 
 
 @pytest.mark.parametrize("change, message", [
