@@ -17,7 +17,7 @@ from genchess_core import Board
 from genchess_core.eval_unified import TERM_COUNT
 from genchess_core.evaluate import evaluate_board
 from genchess_core.positions import unified_counts
-from genchess_core.search import Searcher
+from genchess_core.search import FEATURE_NAMES, Searcher
 
 MATERIAL = [100, 300, 310, 500, 900]
 
@@ -220,7 +220,8 @@ def test_the_search_pawn_moves_the_margins_not_the_scores_shown():
 
 # Alpha-beta, move ordering, quiescence, the hash table, PVS and delta pruning: nothing
 # else that counts in pawns, so the delta margin is the only thing `Search pawn` moves.
-DELTA_ONLY = 1 | 2 | 4 | 8 | 128 | 65536
+DELTA_ONLY = (FEATURE_NAMES["alphabeta"] | FEATURE_NAMES["ordering"] | FEATURE_NAMES["quiescence"]
+              | FEATURE_NAMES["tt"] | FEATURE_NAMES["pvs"] | FEATURE_NAMES["delta"])
 
 
 @pytest.mark.parametrize("fen", [

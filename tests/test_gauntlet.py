@@ -3,11 +3,13 @@
 import re
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from engine_helpers import genchess_command
-from genchess.strength.gauntlet import GauntletError, parse_gauntlet
+from genchess.strength.gauntlet import GauntletError, markdown_table, parse_gauntlet
+from genchess.strength.stats import MatchStats
 
 SHIPPED = Path(__file__).parents[1] / "genchess" / "data" / "gauntlet.cfg"
 
@@ -109,10 +111,6 @@ def test_resume_refuses_another_gauntlet(tmp_path, args, message):
 
 def test_an_opponent_not_yet_played_shows_no_score():
     # A gauntlet stopped before an opponent's turn: its row says so, not "0.500".
-    from types import SimpleNamespace
-
-    from genchess.strength.gauntlet import markdown_table
-    from genchess.strength.stats import MatchStats
     played = MatchStats()
     played.add_game(1.0)
     played.add_game(0.5)
