@@ -17,6 +17,7 @@ from pathlib import Path
 from genchess.engine import Engine
 from genchess.genome import Genome, GenomeError, load_genome
 from genchess.match import EnginePlayer, play_game
+from genchess.pgn import pgn_text
 from genchess.strength.stats import MatchStats
 from genchess.strength.tally import Tally
 from genchess.timeman import Limits
@@ -115,15 +116,29 @@ def wdl(stats: MatchStats) -> str:
     return f"{stats.wins}/{stats.draws}/{stats.losses}"
 
 
+def describe(player: EnginePlayer) -> str:
+    """A player with its limit, for a PGN's Event tag (fixed-time games have no
+    TimeControl of their own)."""
+    if player.movetime_ms:
+        return f"{player.name} at {player.movetime_ms} ms a move"
+    return f"{player.name} at depth {player.depth}" if player.depth else player.name
+
+
 def match(player: EnginePlayer, opponent: EnginePlayer, starts: list[str], max_plies: int,
-          progress=None) -> MatchStats:
-    """Each start twice, colours swapped (a game pair); the score is `player`'s."""
+          progress=None, pgn: Path | None = None) -> MatchStats:
+    """Each start twice, colours swapped (a game pair); the score is `player`'s. With
+    `pgn`, every game is appended to that file as it ends."""
     tally = Tally()
     for n, fen in enumerate(starts):
         for player_white in (True, False):
             white, black = (player, opponent) if player_white else (opponent, player)
             record = play_game(white, black, start_fen=fen, max_plies=max_plies)
             tally.add(record.result, white=player_white, pair=n)
+            if pgn is not None:
+                with open(pgn, "a", encoding="utf-8") as out:
+                    out.write(pgn_text(record, event=f"{describe(player)} v {describe(opponent)}",
+                                       tags={"Round": str(2 * n + (0 if player_white else 1) + 1)})
+                              + "\n")
             if progress:
                 progress(f"  {record.white} v {record.black}: {record.result} ({record.termination}, "
                          f"{len(record.moves)} plies)")

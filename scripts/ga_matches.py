@@ -23,6 +23,7 @@ interval from the game pairs.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from comparison_common import (add_engine_arguments, average_move_seconds, engine_from_arguments,
                                markdown_table, match, middle_game_fens, opening_fens, wdl, pyplot,
@@ -49,7 +50,8 @@ def run_depths(args) -> int:
             opponent = EnginePlayer(opponent_engine, name=f"{mode}-d{depth}", depth=depth)
             print(f"GA ({movetime} ms/move) v {name} depth {depth}:", flush=True)
             score = match(ga, opponent, starts, args.max_plies,
-                          progress=(lambda line: print(line, flush=True)) if args.verbose else None)
+                          progress=(lambda line: print(line, flush=True)) if args.verbose else None,
+                  pgn=args.pgn)
             rows.append([name, depth, movetime, score.games, wdl(score), f"{100 * score.score:.1f}"])
             curves[name].append((depth, 100 * score.score))
             print(f"  GA W/D/L {wdl(score)}, {100 * score.score:.1f}%", flush=True)
@@ -77,7 +79,8 @@ def run_levels(args) -> int:
     one = EnginePlayer(engine_from_arguments(args, "ga", 1), name="GA-level-1", movetime_ms=args.movetime)
     two = EnginePlayer(engine_from_arguments(args, "ga", 2), name="GA-level-2", movetime_ms=args.movetime)
     score = match(two, one, starts, args.max_plies,
-                  progress=(lambda line: print(line, flush=True)) if args.verbose else None)
+                  progress=(lambda line: print(line, flush=True)) if args.verbose else None,
+                  pgn=args.pgn)
     print(markdown_table(["match", "time per move", "games", "level 2 W/D/L", "level 2 score %",
                           "level 2 Elo (95%)", "pentanomial"],
                          [["level 2 v level 1", f"{args.movetime} ms", score.games, wdl(score),
@@ -103,6 +106,7 @@ def main(argv=None) -> int:
         p.add_argument("--games", type=int, default=20, help="games per match (even)")
         p.add_argument("--max-plies", type=int, default=200, help="a longer game is a draw")
         p.add_argument("--verbose", action="store_true", help="print every game")
+        p.add_argument("--pgn", type=Path, help="append every game to this PGN file")
         add_engine_arguments(p)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -4,6 +4,7 @@ the user's choosing."""
 
 import shutil
 
+import chess.pgn
 import pytest
 
 from script_helpers import run_script
@@ -12,9 +13,10 @@ from train_helpers import REPO_ROOT
 UNIFIED = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
 
 
-def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial():
+def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial(tmp_path):
+    pgn = tmp_path / "levels.pgn"
     done = run_script("ga_matches.py", "levels", "--games", 2, "--movetime", 20, "--max-plies", 16,
-                      "--genome", UNIFIED, "--ga-nodes", 20000)
+                      "--genome", UNIFIED, "--ga-nodes", 20000, "--pgn", pgn)
     assert done.returncode == 0, done.stderr
     header, _, row = done.stdout.strip().splitlines()[-3:]
     assert "level 2 Elo (95%)" in header and "pentanomial" in header
@@ -23,6 +25,15 @@ def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial()
     wins, draws, losses = map(int, cells[3].split("/"))
     assert wins + draws + losses == 2
     assert sum(eval(cells[6])) == 1                           # one game pair
+    # The games are kept, each replayable, colours swapped within the pair.
+    with open(pgn, encoding="utf-8") as handle:
+        games = [chess.pgn.read_game(handle) for _ in range(2)]
+        assert chess.pgn.read_game(handle) is None
+    assert [g.headers["White"] for g in games] == ["GA-level-2", "GA-level-1"]
+    assert all("20 ms a move" in g.headers["Event"] and not g.errors for g in games)
+    outcomes = [{"1-0": "W", "0-1": "L"}.get(games[0].headers["Result"], "D"),
+                {"0-1": "W", "1-0": "L"}.get(games[1].headers["Result"], "D")]
+    assert (outcomes.count("W"), outcomes.count("D"), outcomes.count("L")) == (wins, draws, losses)
 
 
 def test_a_bad_genome_or_pool_size_is_one_line_naming_it(tmp_path):
