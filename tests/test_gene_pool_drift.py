@@ -1,5 +1,6 @@
 """scripts/gene_pool_drift.py: the founders of a gene-pool run's Piece Strength Genes,
-against the same pools with coin-toss games, and the selection on piece values."""
+against the same pools with coin-toss games, and the selection on piece values; and
+scripts/gene_pool_colours.py: whether the game loop favours a colour."""
 
 import importlib.util
 import random
@@ -68,3 +69,25 @@ def test_a_file_that_is_not_a_run_gets_one_line(tmp_path):
     done = run_script("gene_pool_drift.py", "notes.txt", cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "notes.txt: not a readable gene-pool run" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------ scripts/gene_pool_colours.py
+
+def test_the_colour_check_plays_every_pair_twice_and_reports_whites_share():
+    done = run_script("gene_pool_colours.py", "--pairs", 2, "--nodes", 300, "--seed", 3)
+    assert done.returncode == 0, done.stderr
+    *_, progress, share = done.stdout.strip().splitlines()
+    counts = [int(word.rstrip(",")) for word in progress.split() if word.rstrip(",").isdigit()]
+    games, white, black, draws = counts
+    assert games == 4 and white + black + draws == 4
+    if white + black:
+        assert f"white's share of {white + black} decisive games" in share
+        assert f"{100 * white / (white + black):.1f}%" in share
+    else:
+        assert share == "no decisive games"
+
+
+def test_the_colour_check_refuses_a_non_positive_count_in_one_line():
+    done = run_script("gene_pool_colours.py", "--pairs", 0)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--pairs" in done.stderr.strip().splitlines()[-1]
