@@ -26,6 +26,7 @@ import chess.engine
 
 from comparison_common import (DATA, add_engine_arguments, engine_from_arguments, epd_positions,
                                markdown_table)
+from genchess.strength.engines import STARTUP_TIMEOUT
 from genchess.timeman import Limits
 from genchess_core import Board
 
@@ -59,7 +60,13 @@ def main(argv=None) -> int:
     searches = {"GA": engine_from_arguments(args, "ga", args.level),
                 "alpha-beta": engine_from_arguments(args, "iterative")}
     rows, blunders, trees = [], {name: 0 for name in searches}, []
-    with chess.engine.SimpleEngine.popen_uci(stockfish_path()) as sf:
+    try:
+        # A loaded machine can take longer than python-chess's 10 s to load Stockfish's net.
+        stockfish = chess.engine.SimpleEngine.popen_uci(stockfish_path(), timeout=STARTUP_TIMEOUT)
+    except (chess.engine.EngineError, TimeoutError) as error:
+        sys.exit(f"ga_blunders: {stockfish_path()} did not start as a UCI engine "
+                 f"within {STARTUP_TIMEOUT:.0f} s: {error or type(error).__name__}")
+    with stockfish as sf:
         sf.configure({"Threads": 1, "Hash": 64})
         for fen, ops in positions:
             board = chess.Board(fen)

@@ -2,6 +2,7 @@
 (Dehghani and Babamir's Table 6 and Table 4), with a genome and a node pool of
 the user's choosing."""
 
+import os
 import shutil
 
 import chess.pgn
@@ -76,3 +77,14 @@ def test_a_full_pool_is_reported_by_the_search():
     engine.search(Limits(movetime=2000), on_info=infos.append)
     assert infos[-1].string.endswith("pool full")
     assert infos[-1].time_ms < 1500                       # the full pool, not the clock, ended it
+
+
+def test_a_stockfish_that_does_not_start_is_one_line_naming_it(tmp_path, monkeypatch):
+    fake = tmp_path / "bin" / "stockfish"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    done = run_script("ga_blunders.py", "--movetime", 10)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert str(fake) in done.stderr and len(done.stderr.strip().splitlines()) == 1
