@@ -60,11 +60,12 @@ def main(argv=None) -> int:
     searches = {"GA": engine_from_arguments(args, "ga", args.level),
                 "alpha-beta": engine_from_arguments(args, "iterative")}
     rows, blunders, trees = [], {name: 0 for name in searches}, []
+    path = stockfish_path()
     try:
         # A loaded machine can take longer than python-chess's 10 s to load Stockfish's net.
-        stockfish = chess.engine.SimpleEngine.popen_uci(stockfish_path(), timeout=STARTUP_TIMEOUT)
+        stockfish = chess.engine.SimpleEngine.popen_uci(path, timeout=STARTUP_TIMEOUT)
     except (chess.engine.EngineError, TimeoutError) as error:
-        sys.exit(f"ga_blunders: {stockfish_path()} did not start as a UCI engine "
+        sys.exit(f"ga_blunders: {path} did not start as a UCI engine "
                  f"within {STARTUP_TIMEOUT:.0f} s: {error or type(error).__name__}")
     with stockfish as sf:
         sf.configure({"Threads": 1, "Hash": 64})

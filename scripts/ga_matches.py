@@ -51,7 +51,7 @@ def run_depths(args) -> int:
             print(f"GA ({movetime} ms/move) v {name} depth {depth}:", flush=True)
             score = match(ga, opponent, starts, args.max_plies,
                           progress=(lambda line: print(line, flush=True)) if args.verbose else None,
-                  pgn=args.pgn)
+                          pgn=args.pgn)
             rows.append([name, depth, movetime, score.games, wdl(score), f"{100 * score.score:.1f}"])
             curves[name].append((depth, 100 * score.score))
             print(f"  GA W/D/L {wdl(score)}, {100 * score.score:.1f}%", flush=True)

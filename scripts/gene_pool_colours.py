@@ -21,6 +21,7 @@ import random
 
 from genchess.genome import Genome
 from genchess.parallel.worker import GameJob, play_job
+from genchess.strength.stats import Z95
 
 
 def white_share(white_wins: int, black_wins: int) -> str:
@@ -28,7 +29,7 @@ def white_share(white_wins: int, black_wins: int) -> str:
     if decisive == 0:
         return "no decisive games"
     p = white_wins / decisive
-    half_width = 1.96 * math.sqrt(p * (1 - p) / decisive)
+    half_width = Z95 * math.sqrt(p * (1 - p) / decisive)
     return (f"white's share of {decisive} decisive games {100 * p:.1f}% "
             f"(95%: {100 * (p - half_width):.1f}% to {100 * (p + half_width):.1f}%)")
 
