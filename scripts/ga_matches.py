@@ -109,6 +109,11 @@ def main(argv=None) -> int:
         p.add_argument("--pgn", type=Path, help="append every game to this PGN file")
         add_engine_arguments(p)
     args = parser.parse_args(argv)
+    if args.pgn is not None:
+        try:    # found out now, not after the first game
+            args.pgn.open("a", encoding="utf-8").close()
+        except OSError as error:
+            parser.error(f"--pgn {args.pgn}: {error.strerror}")
     return args.run(args)
 
 

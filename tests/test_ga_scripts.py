@@ -45,6 +45,9 @@ def test_a_bad_genome_or_pool_size_is_one_line_naming_it(tmp_path):
     assert "bad.genome" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     done = run_script("ga_matches.py", "levels", "--games", 2, "--ga-nodes", 1)
     assert done.returncode != 0 and "Traceback" not in done.stderr and "--ga-nodes" in done.stderr
+    done = run_script("ga_matches.py", "levels", "--games", 2, "--pgn", tmp_path / "no" / "g.pgn")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--pgn" in done.stderr and "g.pgn" in done.stderr
 
 
 def stockfish():
