@@ -11,11 +11,13 @@ runs do, the games are not what chooses its piece values, drift is; and the valu
 it ends with are those of whichever random founder happened to win, moved only as
 far as the mutations since carried them. Last, it measures the selection itself: how
 the side whose piece values follow the usual ones much more closely scored in the
-run's games (50%: the games do not select piece values).
+run's games (50%: the games do not select piece values). The same founder count,
+kept for every gene, shows whether the games select any gene at all: a selected gene
+sweeps the pools sooner than the coin runs' genes do.
 
     python scripts/gene_pool_drift.py quick-pool.txt [--runs 200] [--out drift]
 
-writes drift.md (a table) and drift.png. The coin runs use the pool file's own
+writes drift.md (the tables), drift.png and drift-genes.png (when each gene fixed). The coin runs use the pool file's own
 config values given on the command line (--population, --pools, --swap, --draws).
 """
 
@@ -35,16 +37,21 @@ from genchess.train.pool import Pools
 GENE = PieceStrengthGene.NAME
 
 
+def gene_values(genome: Genome, name: str = GENE) -> dict[str, float]:
+    return next(gene for gene in genome.genes if gene.NAME == name).values
+
+
 def piece_gene(genome: Genome) -> dict[str, float]:
-    return next(gene for gene in genome.genes if gene.NAME == GENE).values
+    return gene_values(genome, GENE)
 
 
-def inherited_from(child: Genome, white: Genome, black: Genome) -> Genome:
-    """The parent whose Piece Strength Gene the child carries: the one it matches in
-    more values (a mutation since changes at most one)."""
-    values = piece_gene(child)
+def inherited_from(child: Genome, white: Genome, black: Genome, name: str = GENE) -> Genome:
+    """The parent whose gene `name` the child carries: the one it matches in more
+    values (a mutation since changes at most one)."""
+    values = gene_values(child, name)
     def same(parent):
-        return sum(values[p] == piece_gene(parent)[p] for p in PIECES)
+        theirs = gene_values(parent, name)
+        return sum(values[key] == theirs[key] for key in values)
     return white if same(white) >= same(black) else black
 
 
@@ -53,14 +60,16 @@ def normalised_pawn(genome: Genome) -> float:
 
 
 class Lineages:
-    """Founder of each genome's Piece Strength Gene, and the count alive per snapshot."""
+    """Founder of each genome's copy of one gene (the Piece Strength Gene unless told),
+    and the count of founders alive per snapshot."""
 
-    def __init__(self, founders):
+    def __init__(self, founders, gene: str = GENE):
+        self.gene = gene
         self.founder = {genome_id: genome_id for genome_id in founders}
         self.snapshots: list[tuple[int, int]] = []      # (genomes born so far, founders alive)
 
     def birth(self, child: Genome, white: Genome, black: Genome) -> None:
-        self.founder[child.id] = self.founder[inherited_from(child, white, black).id]
+        self.founder[child.id] = self.founder[inherited_from(child, white, black, self.gene).id]
 
     def snapshot(self, born: int, living) -> None:
         self.snapshots.append((born, len({self.founder[i] for i in living})))
@@ -68,6 +77,13 @@ class Lineages:
     def fixed_at(self) -> int | None:
         """Genomes born when a single founder's gene was left in every pool at once."""
         return next((born for born, alive in self.snapshots if alive == 1), None)
+
+    def founder_of(self, genome_id: int) -> int:
+        return self.founder[genome_id]
+
+
+def every_gene(founders, gene_names) -> dict[str, Lineages]:
+    return {name: Lineages(founders, name) for name in gene_names}
 
 
 USUAL = (1.0, 3.0, 3.2, 5.0, 9.0)     # a yardstick for the measurement, never a target
@@ -99,9 +115,9 @@ def selection_on_piece_values(games, genomes: dict[int, Genome], margin: float =
     return len(points), (sum(points) / len(points) if points else float("nan"))
 
 
-def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], list, int]:
-    """The lineages of a gene-pool run from its files, its genomes, its games and how
-    many founders it had."""
+def real_run(pool_file: Path) -> tuple[dict[str, Lineages], dict[int, Genome], list, int]:
+    """The lineages of every gene of a gene-pool run from its files (by gene name),
+    its genomes, its games and how many founders it had."""
     from genchess.genome import parse_genome_text
     from genchess.train.records import is_pool_record_end, read_games_file, split_complete
 
@@ -113,44 +129,128 @@ def real_run(pool_file: Path) -> tuple[Lineages, dict[int, Genome], list, int]:
     parents = {int(g.headers["Offspring"]): (int(g.headers["WhiteID"]), int(g.headers["BlackID"]))
                for g in games}
     founders = sorted(i for i in genomes if i not in parents)
-    lineages = Lineages(founders)
+    lineages = every_gene(founders, [gene.NAME for gene in genomes[founders[0]].genes])
     for child_id in sorted(parents):
         if child_id in genomes:
             white, black = parents[child_id]
-            lineages.birth(genomes[child_id], genomes[white], genomes[black])
+            for lineage in lineages.values():
+                lineage.birth(genomes[child_id], genomes[white], genomes[black])
     snapshots = [r for r in records if isinstance(r, StillAlive)]
     pool_count = 1 + max((r.pool for r in snapshots), default=0)
     alive: dict[int, tuple[int, ...]] = {}
+    known = lineages[GENE].founder
     for record in snapshots:                # a round's snapshot: one line per pool
         alive[record.pool] = record.ids
         living = [i for ids in alive.values() for i in ids]
-        if len(alive) == pool_count and all(i in lineages.founder for i in living):
-            lineages.snapshot(max(living) + 1, living)
+        if len(alive) == pool_count and all(i in known for i in living):
+            for lineage in lineages.values():
+                lineage.snapshot(max(living) + 1, living)
     return lineages, genomes, games, len(founders)
 
 
+def coin_toss(draws: float):
+    """A game decided by a coin, with `draws` of them drawn: no selection at all."""
+    def decide(white: Genome, black: Genome, rng: random.Random) -> float:
+        roll = rng.random()
+        return 0.5 if roll < draws else (1.0 if roll < (1 + draws) / 2 else 0.0)
+    return decide
+
+
 def coin_run(seed: int, pools: int, population: int, swap: int, draws: float,
-             genomes: int) -> tuple[Lineages, float]:
-    """The same pools with every game decided by a coin; returns the lineages and the
-    normalised pawn value of the living genome with the lowest ID at the end."""
+             genomes: int, decide=None) -> tuple[dict[str, Lineages], float]:
+    """The same pools with every game decided by a coin (or by `decide(white, black,
+    rng)`, white's score); returns the lineages of every gene and the normalised pawn
+    value of the living genome with the lowest ID at the end."""
     rng = random.Random(seed)
+    decide = decide or coin_toss(draws)
     state = Pools.fresh(pools, population, rng)
-    lineages = Lineages(list(state.genomes))
+    first_genome = next(iter(state.genomes.values()))
+    lineages = every_gene(list(state.genomes), [gene.NAME for gene in first_genome.genes])
     snapshot_games = 0
     while state.next_id < genomes:
         for pool in range(pools):
             for white, black in state.pairings(pool, rng):
-                roll = rng.random()
-                score = 0.5 if roll < draws else (1.0 if roll < (1 + draws) / 2 else 0.0)
+                score = decide(state.genomes[white], state.genomes[black], rng)
                 child, loser = state.breed(pool, white, black, score, rng)
-                lineages.birth(child, state.genomes[white], state.genomes[black])
+                for lineage in lineages.values():
+                    lineage.birth(child, state.genomes[white], state.genomes[black])
                 state.replace(pool, loser, child, from_draw=score == 0.5)
         if pools > 1 and state.games_played // swap > snapshot_games // swap:
             state.swap()
         snapshot_games = state.games_played
-        lineages.snapshot(state.next_id, [i for ids in state.members for i in ids])
+        living = [i for ids in state.members for i in ids]
+        for lineage in lineages.values():
+            lineage.snapshot(state.next_id, living)
     first = min(i for ids in state.members for i in ids)
     return lineages, normalised_pawn(state.genomes[first])
+
+
+def gene_table(real: dict[str, Lineages], coin: list[dict[str, Lineages]],
+               last: Genome) -> list[str]:
+    """Per gene: when one founder's copy took every pool in this run, against the coin
+    runs (every gene drifts alike there, so they are pooled), and the gene's priority in
+    the run's last genome. A gene the games select sweeps sooner than the coin runs'."""
+    pooled = sorted(f for lineages in coin for lineage in lineages.values()
+                    if (f := lineage.fixed_at()) is not None)
+    def share_before(when):
+        return sum(f <= when for f in pooled) / len(pooled) if pooled else float("nan")
+    lines = ["| gene | one founder's copy in every pool at genome | coin runs fixed by then "
+             "| the last genome's copy from founder | its priority there |", "|---|---:|---:|---:|---:|"]
+    for name, lineage in real.items():
+        fixed = lineage.fixed_at()
+        priority = gene_values(last, name).get("Priority")
+        shown_priority = "-" if priority is None else f"{priority:g}"
+        founder = lineage.founder_of(last.id)
+        if fixed is None:
+            lines.append(f"| {name} | not yet | - | {founder} | {shown_priority} |")
+        else:
+            lines.append(f"| {name} | {fixed} | {share_before(fixed):.0%} | {founder} | {shown_priority} |")
+    weighted = [(abs(priority), real[name].fixed_at() or last.id + 1) for name in real
+                if (priority := gene_values(last, name).get("Priority")) is not None]
+    if len(weighted) >= 3:
+        from scipy.stats import spearmanr
+        rho, p_value = spearmanr(*zip(*weighted))
+        lines += ["", f"Rank correlation of a board-scoring gene's priority (its size) with when "
+                  f"it fixed (not yet: after the last genome): {rho:+.2f} (p = {p_value:.2f}); "
+                  f"negative if the larger-priority genes settle first."]
+    if pooled:
+        lo, hi = pooled[len(pooled) // 20], pooled[-1 - len(pooled) // 20]
+        lines += ["", f"Coin runs, every gene pooled: fixed at a median of "
+                  f"{statistics.median(pooled):g} (5%-95%: {lo}-{hi}). A gene fixed where under "
+                  f"5% of coin runs had fixed swept faster than drift alone would carry it."]
+    return lines
+
+
+def plot_genes(real: dict[str, Lineages], coin: list[dict[str, Lineages]], born: int,
+               path: str, run_name: str) -> None:
+    """One bar per gene: when one founder's copy took every pool, over the coin runs'
+    band (5% to 95%, median marked); a bar short of the band is a selected gene."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pooled = sorted(f for lineages in coin for lineage in lineages.values()
+                    if (f := lineage.fixed_at()) is not None)
+    names = list(real)
+    fig, ax = plt.subplots(figsize=(9, 6))
+    if pooled:
+        lo, hi = pooled[len(pooled) // 20], pooled[-1 - len(pooled) // 20]
+        ax.axvspan(lo, hi, color="grey", alpha=0.2, label="coin runs: 5% to 95%")
+        ax.axvline(statistics.median(pooled), color="grey", lw=1.5, label="coin runs: median")
+    for row, name in enumerate(names):
+        fixed = real[name].fixed_at()
+        if fixed is None:
+            ax.barh(row, born, color="C0", alpha=0.25, hatch="//")
+            ax.text(born, row, f" not by {born}", va="center", fontsize=8)
+        else:
+            ax.barh(row, fixed, color="C3" if pooled and fixed < lo else "C0")
+    ax.set_yticks(range(len(names)), [name.removesuffix(" Gene") for name in names])
+    ax.invert_yaxis()
+    ax.set_xlabel("genomes born when one founder's copy of the gene was in every pool")
+    ax.set_title(f"Which genes the games select: {run_name} (red: faster than 95% of drift)")
+    ax.set_xlim(0, max(born, hi if pooled else born) * 1.12)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
 
 
 def main(argv=None) -> int:
@@ -167,15 +267,17 @@ def main(argv=None) -> int:
 
     from genchess.genome import GenomeError
     try:
-        real, genomes, games, founders = real_run(args.pool_file)
+        every, genomes, games, founders = real_run(args.pool_file)
     except (GenomeError, OSError, KeyError, ValueError) as e:
         sys.exit(f"gene_pool_drift: {args.pool_file}: not a readable gene-pool run: {e}")
     draws = args.draws if args.draws is not None else \
         sum(g.headers.get("Result") == "1/2-1/2" for g in games) / max(1, len(games))
+    real = every[GENE]
     born = max(genomes) + 1
     horizon = max(born, 4 * (real.fixed_at() or born))
-    coin = [coin_run(seed, args.pools, args.population, args.swap, draws, horizon)
-            for seed in range(args.runs)]
+    coin_every = [coin_run(seed, args.pools, args.population, args.swap, draws, horizon)
+                  for seed in range(args.runs)]
+    coin = [(lineages[GENE], pawn) for lineages, pawn in coin_every]
     fixed = sorted(f for f in (lineage.fixed_at() for lineage, _ in coin) if f is not None)
     negative = sum(pawn < 0 for _, pawn in coin)
 
@@ -215,6 +317,10 @@ def main(argv=None) -> int:
         shown = f"{score:.1%} ({score - half:.1%} to {score + half:.1%})" if n else "-"
         label = "all" if (first, last) == (0, len(games)) else f"{first + 1}-{last}"
         lines.append(f"| {label} | {n} | {shown} |")
+    lines += ["", "Every gene: a gene the games select sweeps the pools sooner than drift would; "
+              "the design reports Total Force and Pawn Advancement dominating, the Look Ahead "
+              "Gene mattering late and lower-priority genes waiting for higher-priority ones.", ""]
+    lines += gene_table(every, [lineages for lineages, _ in coin_every], genomes[max(genomes)])
     Path(f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
@@ -235,7 +341,9 @@ def main(argv=None) -> int:
     ax.legend()
     fig.tight_layout()
     fig.savefig(f"{args.out}.png", dpi=100)
-    print(f"wrote {args.out}.md and {args.out}.png")
+    plot_genes(every, [lineages for lineages, _ in coin_every], born, f"{args.out}-genes.png",
+               args.pool_file.name)
+    print(f"wrote {args.out}.md, {args.out}.png and {args.out}-genes.png")
     return 0
 
 

@@ -39,7 +39,8 @@ def test_coin_runs_only_lose_founders_and_end_with_one():
     drift = load_script()
     negative = 0
     for seed in range(30):
-        lineages, pawn = drift.coin_run(seed, pools=2, population=4, swap=4, draws=0.1, genomes=600)
+        every, pawn = drift.coin_run(seed, pools=2, population=4, swap=4, draws=0.1, genomes=600)
+        lineages = every[drift.GENE]
         counts = [alive for _, alive in lineages.snapshots]
         assert counts[0] <= 8 and counts == sorted(counts, reverse=True)
         assert lineages.fixed_at() is not None
@@ -59,9 +60,11 @@ def test_the_report_of_a_real_run(tmp_path):
     assert "| genomes born | founders' genes alive, this run |" in report
     assert "that side's score (95%)" in report and "Coin runs ending with a negative pawn" in report
     assert (tmp_path / "drift.png").read_bytes()[:4] == b"\x89PNG"
-    real, genomes, _, founders = load_script().real_run(tmp_path / "pool.txt")
+    assert "| Total Force Gene |" in report and "Coin runs, every gene pooled" in report
+    every, genomes, _, founders = load_script().real_run(tmp_path / "pool.txt")
     assert founders == 8 and len(genomes) > founders
-    assert all(1 <= alive <= founders for _, alive in real.snapshots)
+    for lineages in every.values():
+        assert all(1 <= alive <= founders for _, alive in lineages.snapshots)
 
 
 def test_a_file_that_is_not_a_run_gets_one_line(tmp_path):
@@ -91,3 +94,40 @@ def test_the_colour_check_refuses_a_non_positive_count_in_one_line():
     done = run_script("gene_pool_colours.py", "--pairs", 0)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--pairs" in done.stderr.strip().splitlines()[-1]
+
+
+def test_a_gene_the_games_select_sweeps_the_pools_before_the_genes_that_drift():
+    """Games that the higher Total Force priority always wins carry one founder's Total
+    Force Gene through the pools much sooner than the genes they ignore: the per-gene
+    table's test for selection can tell the two apart."""
+    drift = load_script()
+
+    def total_force(genome):
+        return drift.gene_values(genome, "Total Force Gene")["Priority"]
+
+    def stronger_total_force_wins(white, black, rng):
+        return 1.0 if total_force(white) > total_force(black) else 0.0
+
+    selected, drifting = [], []
+    for seed in range(12):
+        lineages, _ = drift.coin_run(seed, pools=2, population=8, swap=16, draws=0.0, genomes=1500,
+                                     decide=stronger_total_force_wins)
+        selected.append(lineages["Total Force Gene"].fixed_at() or 1500)
+        drifting.append(lineages["Stacked Pawns Gene"].fixed_at() or 1500)
+    assert sorted(selected)[6] * 2 < sorted(drifting)[6]
+
+
+def test_the_gene_table_marks_when_each_gene_fixed_against_the_coin_runs():
+    drift = load_script()
+    coin = [drift.coin_run(seed, pools=2, population=4, swap=4, draws=0.1, genomes=400)[0]
+            for seed in range(10)]
+    real = coin[0]
+    last = Genome.random(random.Random(1), 99)
+    for lineage in real.values():
+        lineage.founder[99] = 0
+    table = "\n".join(drift.gene_table(real, coin[1:], last))
+    assert "| Total Force Gene |" in table and "| Look Ahead Gene |" in table
+    assert "Coin runs, every gene pooled: fixed at a median of" in table
+    assert "Rank correlation of a board-scoring gene's priority" in table
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "gene |" not in line]
+    assert len(rows) == len(real)
