@@ -247,7 +247,9 @@ def plot_genes(real: dict[str, Lineages], coin: list[dict[str, Lineages]], born:
     ax.invert_yaxis()
     ax.set_xlabel("genomes born when one founder's copy of the gene was in every pool")
     ax.set_title(f"Which genes the games select: {run_name} (red: faster than 95% of drift)")
-    ax.set_xlim(0, max(born, hi if pooled else born) * 1.12)
+    # Out to the run's end only when a gene has not fixed; else the band and bars decide.
+    ends = [real[name].fixed_at() or born for name in names] + ([hi] if pooled else [])
+    ax.set_xlim(0, max(ends) * 1.12)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
