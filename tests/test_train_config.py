@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from genchess.train import cli as train_cli
+from genchess.genome.genes import PIECE_STEP
 from genchess.train.config import ConfigError, parse_duration
 from genchess.train.gene_pool import METHOD as GENE_POOL
 from genchess.train.registry import parse_config
@@ -39,7 +40,7 @@ def config_error(tmp_path: Path, text: str, name: str = "bad.cfg") -> tuple[str,
 
 def test_every_value_is_read(tmp_path):
     text = config_text(seed=42) + ("search = budget\ntime limit = 30 minutes\n"
-                                   "output volume = quiet\n")
+                                   "output volume = quiet\npiece value mutation = 0.25\n")
     cfg, path = parse_text(tmp_path, text)
     assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (2, 4, 2, 4)
     assert (cfg.min_time, cfg.max_time, cfg.time_increment) == (0.2, 0.4, 0.1)
@@ -52,10 +53,12 @@ def test_every_value_is_read(tmp_path):
     assert cfg.quiet is True
     assert cfg.opening_file is None
     assert cfg.path == str(path)
+    assert cfg.piece_step == 0.25
 
 
 def test_optional_keys_have_documented_defaults(tmp_path):
     cfg, _ = parse_text(tmp_path, config_text(seed=None))
+    assert cfg.piece_step == PIECE_STEP
     assert cfg.seed is None
     assert cfg.opening_file is None
     assert cfg.search == "iterative"
@@ -248,6 +251,9 @@ def test_bad_value_reported_with_file_line_and_key(tmp_path, key, value, fragmen
     ("time limit", "soon", "expected a duration"),
     ("time limit", "0 minutes", "positive"),
     ("opening file", "", "expected a file name"),
+    ("piece value mutation", "0", "must be at least 0.001"),
+    ("piece value mutation", "big", "expected a number, not 'big'"),
+    ("piece value mutation", "50", "at most 10"),
 ])
 def test_bad_optional_value_reported_with_file_line_and_key(tmp_path, key, value, fragment):
     message, path = config_error(tmp_path, config_text() + f"{key} = {value}\n")

@@ -10,6 +10,7 @@ from random import Random
 import pytest
 
 from genchess.genome import GENE_CLASSES, Genome, parse_genome_text
+from genchess.genome.genes import PIECE_STEP
 from genchess.train.pool import Pools, Stats, game_time
 
 N_GENES = len(GENE_CLASSES)
@@ -134,6 +135,34 @@ def test_breed_offspring_statistics_over_many_games():
     assert 0.47 < share_a < 0.53, share_a
     assert pools.games_played == trials
     assert pools.next_id == 2 + trials
+
+
+@pytest.mark.parametrize("piece_step", [0.1, 0.4])
+def test_the_pools_piece_value_mutation_sets_the_size_of_a_piece_values_step(piece_step):
+    """A bred child's mutated piece value moves by about piece_step times the mean
+    piece value (the Gaussian's mean absolute step is 0.8 of its sd)."""
+    rng = Random(5)
+    a, b = distinct_parents(rng)
+    pools = Pools({0: a, 1: b}, [[0, 1]], next_id=2, piece_step=piece_step)
+    steps = []
+    for _ in range(3000):
+        child, _ = pools.breed(0, 0, 1, 1.0, rng)
+        mine, pa, pb = (g.genes[0].values for g in (child, a, b))
+        for parent in (pa, pb):
+            moved = [piece for piece in mine if mine[piece] != parent[piece]]
+            if len(moved) == 1:
+                scale = sum(abs(v) for v in parent.values()) / len(parent)
+                steps.append(abs(mine[moved[0]] - parent[moved[0]]) / scale)
+    mean_step = sum(steps) / len(steps)
+    assert len(steps) > 200
+    assert 0.75 * piece_step < mean_step < 0.9 * piece_step, mean_step
+
+
+def test_fresh_pools_and_their_seeded_copies_keep_the_piece_value_mutation():
+    rng = Random(6)
+    pools = Pools.fresh(2, 4, rng, piece_step=0.3)
+    assert pools.piece_step == 0.3
+    assert Pools.fresh(2, 4, rng).piece_step == PIECE_STEP
 
 
 def test_breed_does_not_change_the_parents_or_members():

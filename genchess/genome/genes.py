@@ -179,6 +179,11 @@ class Gene:
         return f"{type(self).__name__}({self.values!r})"
 
 
+# The Piece Strength Gene's mutation step, as a share of the mean absolute piece value.
+# A gene-pool run can set its own (`piece value mutation`): the design's program steps
+# values near 1 to 9 by about 1, a quarter of their mean.
+PIECE_STEP = 0.1
+
 # Piece order of the packed list; C indexes piece_values by piece type in this order.
 PIECES = ("P", "N", "B", "R", "Q", "K")
 ARMY = (8, 2, 2, 2, 1, 1)  # pieces of each type in the starting army
@@ -195,7 +200,7 @@ class PieceStrengthGene(Gene):
     NAME = "Piece Strength Gene"
     # step is relative: a fraction of the mean absolute piece value (see mutate).
     VALUES = tuple(
-        Value(piece, None, -100.0, 100.0, 0.1, default)
+        Value(piece, None, -100.0, 100.0, PIECE_STEP, default)
         for piece, default in zip(PIECES, (1.0, 3.0, 3.2, 5.0, 9.0, 4.0))
     )
 
@@ -205,13 +210,13 @@ class PieceStrengthGene(Gene):
             return "all piece values are zero"
         return None
 
-    def mutate(self, rng: Random) -> str:
+    def mutate(self, rng: Random, step: float = PIECE_STEP) -> str:
         # The step scales with the current values: since only ratios matter, a fixed
         # absolute step would be huge or negligible depending on where scale drifted.
         spec = rng.choice(self.VALUES)
         scale = sum(abs(v) for v in self.values.values()) / len(PIECES)
         old = self.values[spec.key]
-        self.values[spec.key] = self._changed(spec, old, spec.step * scale, rng)
+        self.values[spec.key] = self._changed(spec, old, step * scale, rng)
         return spec.key
 
     @classmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 from random import Random
 from typing import TYPE_CHECKING, Iterable
 
-from .genes import GENE_CLASSES, GENES_BY_NAME, Gene, Value
+from .genes import GENE_CLASSES, GENES_BY_NAME, PIECE_STEP, Gene, PieceStrengthGene, Value
 from .kinds import GenomeError, quote
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
@@ -91,13 +91,17 @@ class Genome:
     def random(cls, rng: Random, genome_id: int) -> Genome:
         return cls(genome_id, [gene_class.random(rng) for gene_class in GENE_CLASSES])
 
-    def mutate(self, rng: Random, mean_changes: float = 2.0) -> int:
-        """Mutate each gene with probability mean_changes / len(genes); return how many."""
+    def mutate(self, rng: Random, mean_changes: float = 2.0, piece_step: float = PIECE_STEP) -> int:
+        """Mutate each gene with probability mean_changes / len(genes); return how many.
+        `piece_step` is the Piece Strength Gene's step, a share of the mean piece value."""
         chance = min(1.0, mean_changes / len(self.genes))
         changed = 0
         for gene in self.genes:
             if rng.random() < chance:
-                gene.mutate(rng)
+                if isinstance(gene, PieceStrengthGene):
+                    gene.mutate(rng, piece_step)
+                else:
+                    gene.mutate(rng)
                 changed += 1
         return changed
 

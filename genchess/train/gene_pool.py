@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from genchess.genome import Genome, GenomeError, parse_genome_text, read_genome_file
+from genchess.genome.genes import PIECE_STEP
 from genchess.genome.genome_file import StillAlive
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, GameResult, play_job
@@ -55,6 +56,9 @@ GENE_POOL_KEYS = [
         "existing file is resumed", "pool_file"),
     Key("initial genomes", "file", "genome or gene pool file: the first population is copies of "
         "its genomes, each mutated, instead of random genomes", "initial_genomes"),
+    Key("piece value mutation", "float", "how far a mutation moves one piece value, as a share of "
+        "the mean piece value (the design's own program moves values near 1 to 9 by about 1)",
+        "piece_step", 0.001, hi=10.0),
 ]
 
 
@@ -71,6 +75,7 @@ class TrainConfig(CommonSettings):
     oscillating: bool
     pool_file: Path
     initial_genomes: Path | None = None
+    piece_step: float = PIECE_STEP
     method = "gene pool"
 
     @property
@@ -143,7 +148,7 @@ class GenePoolTrainer(Run):
             self.resume()
             return
         rng = random.Random(f"{self.seed}:init")
-        self.pools = Pools.fresh(cfg.pool_count, cfg.population, rng)
+        self.pools = Pools.fresh(cfg.pool_count, cfg.population, rng, cfg.piece_step)
         if cfg.initial_genomes:
             try:
                 seeds = read_genome_file(cfg.initial_genomes).genomes
@@ -198,7 +203,8 @@ class GenePoolTrainer(Run):
             raise ConfigError(f"{cfg.pool_file}: pools of {len(next(iter(latest.values())))} players "
                               f"but the configuration says gene pool population = {cfg.population}")
         members = [list(latest[p]) for p in range(cfg.pool_count)]
-        self.pools = Pools(state.genomes, members, next_id=max(state.genomes) + 1)
+        self.pools = Pools(state.genomes, members, next_id=max(state.genomes) + 1,
+                           piece_step=cfg.piece_step)
         for pool, ids in state.alive_history[0].items():
             for genome_id in ids:
                 self.pools.stat(genome_id).birth_pool = pool

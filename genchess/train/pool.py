@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 
 from genchess.genome import Genome
+from genchess.genome.genes import PIECE_STEP
 
 
 @dataclass
@@ -58,12 +59,14 @@ class Pools:
     stats: dict[int, Stats] = field(default_factory=dict)
     next_id: int = 0
     games_played: int = 0
+    piece_step: float = PIECE_STEP              # the Piece Strength Gene's mutation step
 
     def stat(self, genome_id: int) -> Stats:
         return self.stats.setdefault(genome_id, Stats())
 
     @classmethod
-    def fresh(cls, pool_count: int, population: int, rng: random.Random) -> "Pools":
+    def fresh(cls, pool_count: int, population: int, rng: random.Random,
+              piece_step: float = PIECE_STEP) -> "Pools":
         genomes = {}
         members = []
         next_id = 0
@@ -74,7 +77,7 @@ class Pools:
                 ids.append(next_id)
                 next_id += 1
             members.append(ids)
-        pools = cls(genomes, members, next_id=next_id)
+        pools = cls(genomes, members, next_id=next_id, piece_step=piece_step)
         for pool, ids in enumerate(members):
             for genome_id in ids:
                 pools.stat(genome_id).birth_pool = pool
@@ -85,7 +88,7 @@ class Pools:
         evolution that starts from known genomes instead of random ones."""
         for i, genome_id in enumerate(sorted(self.genomes)):
             genome = sources[i % len(sources)].copy(genome_id)
-            genome.mutate(rng)
+            genome.mutate(rng, piece_step=self.piece_step)
             self.genomes[genome_id] = genome
 
     def pairings(self, pool: int, rng: random.Random) -> list[tuple[int, int]]:
@@ -101,7 +104,7 @@ class Pools:
         self.stat(black).record(1 - score_white)
         self.games_played += 1
         child = Genome.crossover(self.genomes[white], self.genomes[black], rng, self.next_id)
-        child.mutate(rng)
+        child.mutate(rng, piece_step=self.piece_step)
         self.next_id += 1
         if score_white == 1:
             loser = black
