@@ -17,8 +17,9 @@ sweeps the pools sooner than the coin runs' genes do.
 
     python scripts/gene_pool_drift.py quick-pool.txt [--runs 200] [--out drift]
 
-writes drift.md (the tables), drift.png and drift-genes.png (when each gene fixed). The coin runs use the pool file's own
-config values given on the command line (--population, --pools, --swap, --draws).
+writes drift.md (the tables), drift.png and drift-genes.png (when each gene fixed).
+The coin runs use the pool file's own config values given on the command line
+(--population, --pools, --swap, --draws).
 """
 
 from __future__ import annotations

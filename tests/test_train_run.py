@@ -25,8 +25,9 @@ from genchess.genome import Genome, read_genome_file
 from genchess.train.registry import genome_to_play, parse_config
 from genchess.train.pool import game_time
 from genchess.train.gene_pool import GenePoolTrainer
-from train_helpers import (PACKAGE_DATA, Background, check_run_files, complete_games_prefix,
-                           complete_pool_prefix, copy_run, count_game_starts, game_key,
+from train_helpers import (PACKAGE_DATA, REPO_ROOT, Background, check_run_files,
+                           complete_games_prefix, complete_pool_prefix, copy_run,
+                           count_game_starts, game_key,
                            genchess_command, read_pgn_games, read_pgn_text, run, short_run,
                            still_alive_snapshots, train_command, wait_for, write_config)
 
@@ -462,3 +463,23 @@ def test_thread_pool_executor_with_two_workers(tmp_path):
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stderr[-3000:]}"
     games, _, _ = check_run_files(tmp_path / "pool.txt", POPULATION, POOLS, SWAP)
     assert len(games) >= 4
+
+
+def test_initial_genomes_seed_mutated_copies_and_the_pools_keep_the_piece_step(tmp_path, monkeypatch):
+    """`initial genomes` starts every player as a copy of the file's genome with about two
+    genes mutated (the first line says so), and `piece value mutation` reaches the pools."""
+    source = REPO_ROOT / "genchess" / "genomes" / "default.genome"
+    cfg = write_config(tmp_path / "run.cfg", seed=3)
+    with open(cfg, "a") as f:
+        f.write(f"initial genomes = {source}\npiece value mutation = 0.25\n")
+    monkeypatch.chdir(tmp_path)
+    lines: list[str] = []
+    trainer = GenePoolTrainer(parse_config(cfg), out=lines.append)
+    trainer.load_or_create()
+    trainer.close()
+    assert lines[0] == f"New gene pool: 2 pools of 4 mutated copies of {source} in pool.txt (seed 3)"
+    assert trainer.pools.piece_step == 0.25
+    original = read_genome_file(source).genomes[-1]
+    changed = [sum(mine != theirs for mine, theirs in zip(genome.genes, original.genes))
+               for genome in trainer.pools.genomes.values()]
+    assert len(changed) == 8 and all(n <= 6 for n in changed) and sum(changed) >= 4

@@ -161,7 +161,9 @@ class GenePoolTrainer(Run):
         for genome in self.pools.genomes.values():
             self.pool_out.write(genome.to_text())
         self.write_alive()
-        self.out(f"New gene pool: {cfg.pool_count} pools of {cfg.population} random genomes "
+        founders = (f"mutated copies of {cfg.initial_genomes}" if cfg.initial_genomes
+                    else "random genomes")
+        self.out(f"New gene pool: {cfg.pool_count} pools of {cfg.population} {founders} "
                  f"in {cfg.pool_file} (seed {self.seed})")
 
     def never_started(self) -> bool:
