@@ -222,6 +222,19 @@ def gene_table(real: dict[str, Lineages], coin: list[dict[str, Lineages]],
     return lines
 
 
+def shared_founder_genes(every: dict[str, Lineages], genomes: dict[int, Genome]) -> list[str]:
+    """Genes of which two founders carry identical copies: a run seeded from copies of one
+    genome, where the lineage of such a gene is a guess."""
+    lineage = next(iter(every.values()))
+    founders = [i for i, founder in lineage.founder.items() if i == founder]
+    shared = []
+    for name in every:
+        copies = {tuple(sorted(gene_values(genomes[i], name).items())) for i in founders}
+        if len(copies) < len(founders):
+            shared.append(name)
+    return shared
+
+
 def plot_genes(real: dict[str, Lineages], coin: list[dict[str, Lineages]], born: int,
                path: str, run_name: str) -> None:
     """One bar per gene: when one founder's copy took every pool, over the coin runs'
@@ -324,6 +337,12 @@ def main(argv=None) -> int:
               "the design reports Total Force and Pawn Advancement dominating, the Look Ahead "
               "Gene mattering late and lower-priority genes waiting for higher-priority ones.", ""]
     lines += gene_table(every, [lineages for lineages, _ in coin_every], genomes[max(genomes)])
+    shared = shared_founder_genes(every, genomes)
+    if shared:
+        lines += ["", f"Warning: founders carry identical copies of {len(shared)} of "
+                  f"{len(every)} genes (a run seeded from one genome?), so a child's copy of "
+                  f"those cannot be traced to one founder and their founder counts mean "
+                  f"little: {', '.join(shared)}."]
     Path(f"{args.out}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 

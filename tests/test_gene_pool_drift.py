@@ -131,3 +131,14 @@ def test_the_gene_table_marks_when_each_gene_fixed_against_the_coin_runs():
     assert "Rank correlation of a board-scoring gene's priority" in table
     rows = [line for line in table.splitlines() if line.startswith("| ") and "gene |" not in line]
     assert len(rows) == len(real)
+
+
+def test_founders_copied_from_one_genome_are_flagged_as_untraceable():
+    drift = load_script()
+    rng = random.Random(4)
+    source = Genome.random(rng, 0)
+    founders = {0: source, 1: source.copy(1), 2: Genome.random(rng, 2)}
+    every = drift.every_gene(list(founders), [gene.NAME for gene in source.genes])
+    assert drift.shared_founder_genes(every, founders) == [gene.NAME for gene in source.genes]
+    distinct = {i: Genome.random(rng, i) for i in range(3)}
+    assert drift.shared_founder_genes(drift.every_gene(list(distinct), list(every)), distinct) == []
