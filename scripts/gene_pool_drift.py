@@ -79,9 +79,6 @@ class Lineages:
         """Genomes born when a single founder's gene was left in every pool at once."""
         return next((born for born, alive in self.snapshots if alive == 1), None)
 
-    def founder_of(self, genome_id: int) -> int:
-        return self.founder[genome_id]
-
 
 def every_gene(founders, gene_names) -> dict[str, Lineages]:
     return {name: Lineages(founders, name) for name in gene_names}
@@ -186,28 +183,37 @@ def coin_run(seed: int, pools: int, population: int, swap: int, draws: float,
     return lineages, normalised_pawn(state.genomes[first])
 
 
+def pooled_fixing(coin: list[dict[str, Lineages]]) -> list[int]:
+    """When each gene of the coin runs fixed, every gene pooled (they all drift alike
+    there), sorted; genes that never fixed are left out."""
+    return sorted(f for lineages in coin for lineage in lineages.values()
+                  if (f := lineage.fixed_at()) is not None)
+
+
+def band(pooled: list[int]) -> tuple[int, int]:
+    """The 5% and 95% points of the pooled fixing times."""
+    return pooled[len(pooled) // 20], pooled[-1 - len(pooled) // 20]
+
+
 def gene_table(real: dict[str, Lineages], coin: list[dict[str, Lineages]],
                last: Genome) -> list[str]:
     """Per gene: when one founder's copy took every pool in this run, against the coin
-    runs (every gene drifts alike there, so they are pooled), and the gene's priority in
-    the run's last genome. A gene the games select sweeps sooner than the coin runs'."""
-    pooled = sorted(f for lineages in coin for lineage in lineages.values()
-                    if (f := lineage.fixed_at()) is not None)
-    def share_before(when):
-        return sum(f <= when for f in pooled) / len(pooled) if pooled else float("nan")
+    runs, and the gene's priority in the run's last genome. A gene the games select
+    sweeps sooner than the coin runs' genes do."""
+    pooled = pooled_fixing(coin)
     lines = ["| gene | one founder's copy in every pool at genome | coin runs fixed by then "
-             "| the last genome's copy from founder | its priority there |", "|---|---:|---:|---:|---:|"]
+             "| the last genome's copy from founder | its priority there |",
+             "|---|---:|---:|---:|---:|"]
+    weighted = []
     for name, lineage in real.items():
         fixed = lineage.fixed_at()
         priority = gene_values(last, name).get("Priority")
+        if priority is not None:
+            weighted.append((abs(priority), fixed or last.id + 1))
         shown_priority = "-" if priority is None else f"{priority:g}"
-        founder = lineage.founder_of(last.id)
-        if fixed is None:
-            lines.append(f"| {name} | not yet | - | {founder} | {shown_priority} |")
-        else:
-            lines.append(f"| {name} | {fixed} | {share_before(fixed):.0%} | {founder} | {shown_priority} |")
-    weighted = [(abs(priority), real[name].fixed_at() or last.id + 1) for name in real
-                if (priority := gene_values(last, name).get("Priority")) is not None]
+        share = f"{sum(f <= fixed for f in pooled) / len(pooled):.0%}" if fixed and pooled else "-"
+        lines.append(f"| {name} | {fixed or 'not yet'} | {share} | {lineage.founder[last.id]} "
+                     f"| {shown_priority} |")
     if len(weighted) >= 3:
         from scipy.stats import spearmanr
         rho, p_value = spearmanr(*zip(*weighted))
@@ -215,7 +221,7 @@ def gene_table(real: dict[str, Lineages], coin: list[dict[str, Lineages]],
                   f"it fixed (not yet: after the last genome): {rho:+.2f} (p = {p_value:.2f}); "
                   f"negative if the larger-priority genes settle first."]
     if pooled:
-        lo, hi = pooled[len(pooled) // 20], pooled[-1 - len(pooled) // 20]
+        lo, hi = band(pooled)
         lines += ["", f"Coin runs, every gene pooled: fixed at a median of "
                   f"{statistics.median(pooled):g} (5%-95%: {lo}-{hi}). A gene fixed where under "
                   f"5% of coin runs had fixed swept faster than drift alone would carry it."]
@@ -242,12 +248,11 @@ def plot_genes(real: dict[str, Lineages], coin: list[dict[str, Lineages]], born:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    pooled = sorted(f for lineages in coin for lineage in lineages.values()
-                    if (f := lineage.fixed_at()) is not None)
+    pooled = pooled_fixing(coin)
     names = list(real)
     fig, ax = plt.subplots(figsize=(9, 6))
     if pooled:
-        lo, hi = pooled[len(pooled) // 20], pooled[-1 - len(pooled) // 20]
+        lo, hi = band(pooled)
         ax.axvspan(lo, hi, color="grey", alpha=0.2, label="coin runs: 5% to 95%")
         ax.axvline(statistics.median(pooled), color="grey", lw=1.5, label="coin runs: median")
     for row, name in enumerate(names):
@@ -294,6 +299,7 @@ def main(argv=None) -> int:
     coin_every = [coin_run(seed, args.pools, args.population, args.swap, draws, horizon)
                   for seed in range(args.runs)]
     coin = [(lineages[GENE], pawn) for lineages, pawn in coin_every]
+    coin_genes = [lineages for lineages, _ in coin_every]
     fixed = sorted(f for f in (lineage.fixed_at() for lineage, _ in coin) if f is not None)
     negative = sum(pawn < 0 for _, pawn in coin)
 
@@ -336,7 +342,7 @@ def main(argv=None) -> int:
     lines += ["", "Every gene: a gene the games select sweeps the pools sooner than drift would; "
               "the design reports Total Force and Pawn Advancement dominating, the Look Ahead "
               "Gene mattering late and lower-priority genes waiting for higher-priority ones.", ""]
-    lines += gene_table(every, [lineages for lineages, _ in coin_every], genomes[max(genomes)])
+    lines += gene_table(every, coin_genes, genomes[max(genomes)])
     shared = shared_founder_genes(every, genomes)
     if shared:
         lines += ["", f"Warning: founders carry identical copies of {len(shared)} of "
@@ -363,8 +369,7 @@ def main(argv=None) -> int:
     ax.legend()
     fig.tight_layout()
     fig.savefig(f"{args.out}.png", dpi=100)
-    plot_genes(every, [lineages for lineages, _ in coin_every], born, f"{args.out}-genes.png",
-               args.pool_file.name)
+    plot_genes(every, coin_genes, born, f"{args.out}-genes.png", args.pool_file.name)
     print(f"wrote {args.out}.md, {args.out}.png and {args.out}-genes.png")
     return 0
 
