@@ -115,6 +115,28 @@ def test_without_a_scheduler_dask_is_never_imported(tmp_path):
     assert proc.stdout.splitlines()[-1] == "[]"
 
 
+def _nap(seconds):
+    time.sleep(seconds)
+
+
+def test_stop_now_returns_after_the_pools_manager_thread_has_ended():
+    # CPython's exit hook for process pools writes to each pool's wakeup pipe after
+    # checking it is open; a manager thread still running can close it in between,
+    # and the exit prints an OSError traceback after "Stopped." (CI: a paused trainer
+    # stopped with Ctrl-C, about one exit in thirty). stop_now ends that thread first;
+    # without its join the thread is still alive here every time.
+    import concurrent.futures.process as cf_process
+    from genchess.parallel.executors import local_process_pool, stop_now
+    pool = local_process_pool(2)
+    futures = [pool.submit(_nap, 5) for _ in range(4)]
+    wait_for(lambda: any(f.running() for f in futures), 30, "a game to start")
+    manager = pool._executor_manager_thread
+    stop_now(pool)
+    assert not manager.is_alive()
+    wakeups = [w for t, w in list(cf_process._threads_wakeups.items()) if t is manager]
+    assert all(w._closed for w in wakeups)
+
+
 @pytest.mark.parametrize("text", ["local", "local:3", "localhost:8786", "tcp://10.0.0.5:8786",
                                   "tls://scheduler.lab:8786", "10.0.0.5:8786"])
 def test_scheduler_addresses_accepted(text):
