@@ -2,6 +2,7 @@
 # evaluation kind (the genome file's `Kind:`), chosen once per call.
 
 from genchess_core.types cimport U64
+from genchess_core.bitboard cimport gc_prefetch
 from genchess_core.position cimport Position
 from genchess_core.eval_material cimport MaterialParams
 from genchess_core.eval_pvt cimport PvtParams
@@ -77,5 +78,12 @@ cdef struct EvalParams:
                                 # (genetic and unified kinds: the costly evaluations)
 
 cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil
+
+cdef inline void eval_prefetch(const EvalParams* e, U64 key) noexcept nogil:
+    """Start loading key's evaluation-cache slot, as tt_prefetch does the hash
+    table's: a profile of the unified genome put nearly all of evaluate()'s own time
+    on the cache probe's first read, waiting for memory."""
+    if e.eval_cache != NULL:
+        gc_prefetch(&e.eval_cache[key & (EVAL_CACHE_SIZE - 1)])
 cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil
 cdef int make_params(EvalParams* e, dict packed) except -1

@@ -23,7 +23,8 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
                                      unmake_null, in_check, repetition_count, move_to_uci)
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
-from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, make_params, EVAL_SCALE,
+from genchess_core.large_pages cimport gc_large_calloc, gc_large_free
+from genchess_core.evaluate cimport (EvalParams, PawnEntry, evaluate, eval_prefetch, make_params, EVAL_SCALE,
                                      EVAL_LIMIT, KIND_PVT, KIND_UNIFIED, PAWN_CACHE_SIZE, EvalEntry, EVAL_CACHE_SIZE)
 from genchess_core.eval_pvt cimport pvt_phase, pvt_quiet_order
 from genchess_core.eval_unified cimport UnifiedPawnEntry, UNIFIED_PAWN_CACHE_SIZE
@@ -346,6 +347,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
                               + <long long>DELTA_MARGIN_PAWNS * s.pawn_value <= alpha):
             continue
         make_move(p, moves[i], &u)
+        eval_prefetch(&s.params, p.key)      # the child's stand-pat evaluation
         score = -quiesce(s, -beta, -alpha, ply + 1)
         unmake_move(p, moves[i], &u)
         if s.stop:
@@ -556,6 +558,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         make_move(p, m, &u)
         if s.features & USE_TT:
             tt_prefetch(s.tt, p.key)
+        eval_prefetch(&s.params, p.key)
         s.played[ply] = m
         gives_check = quiet and in_check(p)
         # Step 16. Pruning at shallow depth, of quiet moves that give no check, once
@@ -868,8 +871,8 @@ cdef int set_root_moves(SearchState* s, searchmoves) except -1:
 
 cdef int new_worker(Worker* w, TT* tt) except -1:
     w.s = <SearchState*>calloc(1, sizeof(SearchState))
-    w.pawn_cache = <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
-    w.eval_cache = <EvalEntry*>calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
+    w.pawn_cache = <PawnEntry*>gc_large_calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
+    w.eval_cache = <EvalEntry*>gc_large_calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
     if w.s == NULL or w.pawn_cache == NULL or w.eval_cache == NULL:
         free_worker(w)
         raise MemoryError()
@@ -881,9 +884,9 @@ cdef int new_worker(Worker* w, TT* tt) except -1:
 
 
 cdef void free_worker(Worker* w) noexcept:
-    free(w.pawn_cache)
-    free(w.eval_cache)
-    free(w.unified_pawn_cache)
+    gc_large_free(w.pawn_cache)
+    gc_large_free(w.eval_cache)
+    gc_large_free(w.unified_pawn_cache)
     free(w.s)
     w.s = NULL
     w.pawn_cache = NULL
@@ -900,7 +903,7 @@ cdef int load_genome(Worker* w, dict packed, int pawn_value, int material_pawn) 
     w.s.params.eval_cache = w.eval_cache
     if w.s.params.kind == KIND_UNIFIED:
         if w.unified_pawn_cache == NULL:
-            w.unified_pawn_cache = <UnifiedPawnEntry*>calloc(UNIFIED_PAWN_CACHE_SIZE, sizeof(UnifiedPawnEntry))
+            w.unified_pawn_cache = <UnifiedPawnEntry*>gc_large_calloc(UNIFIED_PAWN_CACHE_SIZE, sizeof(UnifiedPawnEntry))
             if w.unified_pawn_cache == NULL:
                 raise MemoryError()
         memset(w.unified_pawn_cache, 0, UNIFIED_PAWN_CACHE_SIZE * sizeof(UnifiedPawnEntry))

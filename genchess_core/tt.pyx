@@ -13,8 +13,9 @@
 # threads is a miss, never another position's move or score. The hash move is
 # checked anyway: the search only plays it if the move generator made it.
 
-from libc.stdlib cimport calloc, free
 from libc.string cimport memset
+
+from genchess_core.large_pages cimport gc_large_calloc, gc_large_free
 
 from libc.stdint cimport int32_t, uint32_t, int8_t, uint8_t
 
@@ -42,10 +43,10 @@ cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil:
         megabytes = 1
     while n * 2 * sizeof(TTEntry) <= megabytes * 1024 * 1024:
         n *= 2
-    entries = <TTEntry*>calloc(n, sizeof(TTEntry))
+    entries = <TTEntry*>gc_large_calloc(n, sizeof(TTEntry))
     if entries == NULL:
         return -1
-    free(tt.entries)
+    gc_large_free(tt.entries)
     tt.entries = entries
     tt.mask = n - 1
     tt.age = 0
@@ -53,7 +54,7 @@ cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil:
 
 
 cdef void tt_free(TT* tt) noexcept nogil:
-    free(tt.entries)
+    gc_large_free(tt.entries)
     tt.entries = NULL
     tt.mask = 0
 
