@@ -1,6 +1,6 @@
 """Nodes per second of `genchess bench` in two or more builds, in one run.
 
-    python scripts/bench_builds.py OLD NEW [MORE ...] [--depth 8] [--rounds 3]
+    python scripts/bench_builds.py OLD NEW [MORE ...] [--depth 8] [--rounds 3] [--genome FILE]
 
 Each revision (a commit or branch) is checked out and built as scripts/sprt_builds.py
 does it (in ~/.cache/genchess-builds, reused across runs). Then every build runs
@@ -60,7 +60,7 @@ def parse_bench(output: str) -> tuple[int, int]:
     return int(nodes.group(1)), int(speed.group(1))
 
 
-def bench_command(tree: Path, depth: int, bench_help: str) -> list[str]:
+def bench_command(tree: Path, depth: int, bench_help: str, genome: Path | None = None) -> list[str]:
     """The build's own wrapper (made by sprt_builds.prepare) runs its `python -m
     genchess bench`. A build whose bench makes several passes and reports the
     fastest (`--runs`) is asked for one, so that every build's round is one pass
@@ -68,13 +68,15 @@ def bench_command(tree: Path, depth: int, bench_help: str) -> list[str]:
     command = [str(tree / "genchess-uci"), "bench", "--depth", str(depth)]
     if "--runs" in bench_help:
         command += ["--runs", "1"]
+    if genome is not None:
+        command += ["--genome", str(genome)]
     return command
 
 
-def run_bench(tree: Path, depth: int) -> tuple[int, int]:
+def run_bench(tree: Path, depth: int, genome: Path | None = None) -> tuple[int, int]:
     bench_help = subprocess.run([str(tree / "genchess-uci"), "bench", "--help"],
                                 capture_output=True, text=True).stdout
-    done = subprocess.run(bench_command(tree, depth, bench_help), capture_output=True, text=True)
+    done = subprocess.run(bench_command(tree, depth, bench_help, genome), capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchOutputError(f"genchess bench in {tree} exited with {done.returncode}: "
                                f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
@@ -86,10 +88,11 @@ def spaced(n: float) -> str:
     return f"{n:,.0f}".replace(",", " ")
 
 
-def report(results: list[BuildResult], depth: int, rounds: int) -> str:
+def report(results: list[BuildResult], depth: int, rounds: int, genome: Path | None = None) -> str:
     """A markdown table: one row per build, speed relative to the first."""
     first = results[0].median
-    lines = [f"`genchess bench --depth {depth}`, {rounds} rounds, builds taking turns:", "",
+    with_genome = f" --genome {genome.name}" if genome is not None else ""
+    lines = [f"`genchess bench --depth {depth}{with_genome}`, {rounds} rounds, builds taking turns:", "",
              "| build | nodes | nodes/s (median) | slowest, fastest | relative |",
              "|---|---|---|---|---|"]
     for r in results:
@@ -112,6 +115,8 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=3, help="bench runs per build (default 3)")
     p.add_argument("--builds", type=Path, default=sprt_builds.DEFAULT_BUILDS,
                    help=f"worktrees (default {sprt_builds.DEFAULT_BUILDS})")
+    p.add_argument("--genome", type=Path, help="bench every build with this genome file "
+                   "(default: each build's hand-set genome)")
     args = p.parse_args(argv)
     if len(args.revs) < 2:
         print("bench_builds: give two revisions or more: the first is the one the others are "
@@ -120,6 +125,11 @@ def main(argv=None) -> int:
     if args.depth < 1 or args.rounds < 1:
         print("bench_builds: --depth and --rounds must be 1 or more", file=sys.stderr)
         return 2
+    if args.genome is not None:
+        if not args.genome.is_file():
+            print(f"bench_builds: --genome {args.genome}: no such file", file=sys.stderr)
+            return 2
+        args.genome = args.genome.resolve()         # the builds run in their own trees
     try:
         results = [BuildResult(rev, sprt_builds.resolve(rev)) for rev in args.revs]
         trees = [sprt_builds.prepare(r.commit, args.builds) for r in results]
@@ -133,7 +143,7 @@ def main(argv=None) -> int:
     try:
         for round_no in range(1, args.rounds + 1):
             for r, tree in zip(results, trees):
-                nodes, speed = run_bench(tree, args.depth)
+                nodes, speed = run_bench(tree, args.depth, args.genome)
                 r.nodes = nodes
                 r.speeds.append(speed)
                 print(f"round {round_no}/{args.rounds}: {r.rev}: {nodes} nodes, {spaced(speed)} nodes/s", flush=True)
@@ -141,7 +151,7 @@ def main(argv=None) -> int:
         print(f"bench_builds: {e}", file=sys.stderr)
         return 2
     print()
-    print(report(results, args.depth, args.rounds))
+    print(report(results, args.depth, args.rounds, args.genome))
     return 0
 
 

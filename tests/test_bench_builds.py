@@ -58,6 +58,16 @@ def test_every_build_benches_one_pass_a_round():
     assert old == [str(tree / "genchess-uci"), "bench", "--depth", "8"]
 
 
+def test_a_genome_is_passed_to_every_build_and_named_in_the_report():
+    bench = load_script()
+    tree, genome = Path("/builds/abc"), Path("/genomes/unified.genome")
+    command = bench.bench_command(tree, 8, "usage: genchess bench [--runs N]", genome)
+    assert command[-2:] == ["--genome", "/genomes/unified.genome"]
+    result = bench.BuildResult("old", "a" * 40, 1000, [1_000_000])
+    assert bench.report([result], depth=8, rounds=1, genome=genome).startswith(
+        "`genchess bench --depth 8 --genome unified.genome`, 1 rounds")
+
+
 def test_the_report_gives_each_build_relative_to_the_first():
     bench = load_script()
     old = bench.BuildResult("old", "a" * 40, 1000, [1_000_000, 1_200_000, 1_100_000])
@@ -72,6 +82,7 @@ def test_the_report_gives_each_build_relative_to_the_first():
     (["HEAD"], "two revisions or more"),
     (["HEAD", "no-such-branch-xyz"], "'no-such-branch-xyz' is not a commit"),
     (["HEAD", "HEAD", "--rounds", "0"], "--rounds must be 1 or more"),
+    (["HEAD", "HEAD", "--genome", "no/such.genome"], "--genome no/such.genome: no such file"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):
     done = run(*args)
