@@ -1,7 +1,7 @@
 """The hash table and the evaluation caches on 2 MB pages (genchess_core/large_pages.h)
 where Linux grants them: the table still starts empty and works at every size, and
 on a kernel whose transparent huge pages are on ("always" or "madvise") a 64 MB table
-really lies on huge pages (AnonHugePages in /proc/self/smaps_rollup grows by most of it)."""
+really lies on huge pages (AnonHugePages in /proc/self/smaps_rollup grows by half of it or more)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ def test_a_64_mb_hash_table_lies_on_huge_pages():
     searcher = Searcher(64)
     searcher.set_genome(load_genome(GENOMES_DIR / "unified.genome").pack())
     grown = anon_huge_kb() - before
-    # The kernel may leave a page or two small (memory fragmented), never most of them.
-    assert grown >= 48 * 1024, f"only {grown} kB of the 64 MB table on huge pages"
+    # Short of contiguous memory the kernel may leave some pages small, so half the
+    # table is the bar; a build that does not ask for huge pages gets none here.
+    assert grown >= 32 * 1024, f"only {grown} kB of the 64 MB table on huge pages"
     del searcher
