@@ -179,10 +179,12 @@ class Gene:
         return f"{type(self).__name__}({self.values!r})"
 
 
-# The Piece Strength Gene's mutation step, as a share of the mean absolute piece value.
-# A gene-pool run can set its own (`piece value mutation`): the design's program steps
-# values near 1 to 9 by about 1, a quarter of their mean.
-PIECE_STEP = 0.1
+# The Piece Strength Gene's mutation step, as a share of the mean absolute piece value:
+# the design's program's pace, values near 1 to 9 stepped by about 1, a quarter of their
+# mean. At a tenth (the default until stop 44) five gene-pool pilots selected no piece
+# values; at a quarter they did (docs/reproduce-genetic-chess.md). A gene-pool run can
+# set its own (`piece value mutation`).
+PIECE_STEP = 0.25
 
 # Piece order of the packed list; C indexes piece_values by piece type in this order.
 PIECES = ("P", "N", "B", "R", "Q", "K")
