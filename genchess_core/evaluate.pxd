@@ -85,5 +85,6 @@ cdef inline void eval_prefetch(const EvalParams* e, U64 key) noexcept nogil:
     on the cache probe's first read, waiting for memory."""
     if e.eval_cache != NULL:
         gc_prefetch(&e.eval_cache[key & (EVAL_CACHE_SIZE - 1)])
+
 cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil
 cdef int make_params(EvalParams* e, dict packed) except -1

@@ -440,13 +440,13 @@ def stop_now(executor) -> None:
     wakes each pool's manager thread through a pipe that thread closes when it ends.
     Left running, the thread can close it between the hook's check and its write,
     and the exit prints an OSError traceback after a clean "Stopped." (seen in CI,
-    about one exit in forty). Once the thread has ended the hook's write is skipped."""
+    about one exit in thirty). Once the thread has ended the hook's write is skipped."""
     processes = list((getattr(executor, "_processes", None) or {}).values())
     manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.kill()
-    if manager is not None and manager is not threading.current_thread():
+    if manager is not None:
         manager.join(STOP_JOIN_SECONDS)
 
 
