@@ -4,7 +4,8 @@
 Reads the pool file and its games file (the torn tail of a running or killed
 run is skipped, never touched) and writes PNG files: piece strengths and gene
 priorities against genome ID, who won over the run, how games ended (log-log),
-game lengths with the Look Ahead Gene's log-normal model fitted, and promotions.
+game lengths with the Look Ahead Gene's log-normal model fitted, and promotions; and
+prints the living genomes' median piece values, pool by pool, as a markdown table.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -24,12 +26,52 @@ PIECE_NAMES = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "que
 PROMOTION = re.compile(r"=([QRBN])")
 
 
-def load_genomes(path: Path):
+def load_pool_file(path: Path):
+    """The pool file's complete records (a torn tail skipped) as a GenomeFile."""
     from genchess.genome import parse_genome_text
 
     text = path.read_text(encoding="utf-8")
     good, _ = split_complete(path, text, is_pool_record_end)
-    return sorted(parse_genome_text(good, str(path)).genomes, key=lambda g: g.id)
+    return parse_genome_text(good, str(path))
+
+
+def load_genomes(path: Path):
+    return sorted(load_pool_file(path).genomes, key=lambda g: g.id)
+
+
+def living_piece_medians(pool_file) -> list[tuple[str, int, list[float]]]:
+    """The living genomes' median knight, bishop, rook and queen values with the pawn
+    as 1, pool by pool and then over all pools: [(pool, genomes counted, [N, B, R, Q])].
+    Living means named on a pool's last Still Alive line. A genome whose pawn is worth
+    nothing or less has no such ratio and is left out of the count."""
+    by_id = {g.id: g for g in pool_file.genomes}
+    rows, everyone = [], []
+    for pool, ids in sorted(pool_file.alive.items()):
+        ratios = []
+        for genome_id in ids:
+            values = by_id[genome_id].pack()["piece_values"]
+            if values[0] > 0:
+                ratios.append([value / values[0] for value in values[1:5]])
+        everyone += ratios
+        rows.append((str(pool), ratios))
+    if len(rows) > 1:
+        rows.append(("all", everyone))
+    return [(name, len(ratios), [statistics.median(r[k] for r in ratios) for k in range(4)]
+             if ratios else []) for name, ratios in rows]
+
+
+def piece_medians_table(pool_file) -> str:
+    """living_piece_medians as a markdown table, or '' for a file with no Still Alive line."""
+    rows = living_piece_medians(pool_file)
+    if not rows:
+        return ""
+    lines = ["Living genomes' median piece values (pawn = 1):", "",
+             "| pool | genomes | knight | bishop | rook | queen |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for name, count, medians in rows:
+        cells = [f"{m:.2f}" for m in medians] if medians else ["-"] * 4
+        lines.append(f"| {name} | {count} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def rolling(values, window):
@@ -482,7 +524,8 @@ def main(argv=None) -> int:
     except OSError:
         pass                        # reported below, as for any run file
     try:
-        genomes = load_genomes(pool)
+        pool_file = load_pool_file(pool)
+        genomes = sorted(pool_file.genomes, key=lambda g: g.id)
         games, _ = read_games_file(Path(str(pool) + "_games.txt"))
         out.mkdir(parents=True, exist_ok=True)
     except GenomeError as e:
@@ -508,6 +551,9 @@ def main(argv=None) -> int:
             f"{PIECE_NAMES[p]} {counts['White'][p] + counts['Black'][p]}" for p in "QRBN"))
     else:
         print(f"no games yet in {pool}_games.txt: only the genome plots")
+    table = piece_medians_table(pool_file)
+    if table:
+        print(table)
     for path in written:
         print(f"wrote {path}")
     return 0

@@ -3,6 +3,7 @@ one-line errors for unusable files, and promotion counting checked by python-che
 
 from __future__ import annotations
 
+import statistics
 import struct
 from collections import Counter
 from pathlib import Path
@@ -12,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 
-from genchess.plot import promotion_counts
+from genchess.plot import living_piece_medians, piece_medians_table, promotion_counts
 from genchess.train.records import read_games_file
 from train_helpers import copy_run, plot_command, read_pgn_games, run, short_run
 
@@ -57,6 +58,34 @@ def oracle_promotions(games: list[chess.pgn.Game]) -> dict[str, Counter]:
     return counts
 
 
+def oracle_medians_table(text: str) -> str:
+    """The living genomes' median N, B, R, Q over P per pool and overall, read straight
+    off the file's text (the last Still Alive line of each pool names the living)."""
+    values, alive, current, in_piece = {}, {}, None, False
+    for line in text.splitlines():
+        if line.startswith("ID: "):
+            current, in_piece = int(line[4:]), False
+            values[current] = {}
+        elif line.startswith("Name: "):
+            in_piece = line == "Name: Piece Strength Gene"
+        elif in_piece and line[1:3] == ": " and line[0] in "PNBRQK":
+            values[current][line[0]] = float(line[3:])
+        elif line.startswith("Still Alive:"):
+            _, pool, ids = line.split(":")
+            alive[int(pool)] = [int(i) for i in ids.split()]
+
+    def row(name, ids):
+        ratios = [values[i] for i in ids if values[i]["P"] > 0]
+        cells = [f"{statistics.median(v[p] / v['P'] for v in ratios):.2f}" if ratios else "-"
+                 for p in "NBRQ"]
+        return f"| {name} | {len(ratios)} | " + " | ".join(cells) + " |"
+
+    rows = [row(pool, ids) for pool, ids in sorted(alive.items())]
+    if len(alive) > 1:
+        rows.append(row("all", [i for ids in alive.values() for i in ids]))
+    return "\n".join(rows)
+
+
 def assert_one_line_error(proc, fragment: str) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
@@ -81,6 +110,7 @@ def test_six_plots_of_a_short_run(short, tmp_path):
     expected = ", ".join(f"{word} {counts['White'][p] + counts['Black'][p]}"
                          for p, word in zip("QRBN", ("queen", "rook", "bishop", "knight")))
     assert f"Promotions: {expected}" in proc.stdout
+    assert oracle_medians_table(pool.read_text()) in proc.stdout
     # A reader only: the run's files are untouched, nothing else appears beside them.
     assert (pool.read_bytes(), Path(str(pool) + "_games.txt").read_bytes()) == before
     assert sorted(p.name for p in pool.parent.iterdir()) == ["pool.txt", "pool.txt_games.txt"]
@@ -219,3 +249,51 @@ def test_promotion_counts_on_movetext_only():
     counts = promotion_counts(games)
     assert counts["White"] == Counter({"N": 1, "R": 1, "B": 1})
     assert counts["Black"] == Counter({"Q": 1, "R": 1})
+
+
+# ------------------------------------------------------------------ living genomes' piece values
+
+def pool_text(pieces: dict[int, tuple[float, float, float, float, float]], alive_lines: list[str]) -> str:
+    """A pool file of hand-set genomes: ID -> (P, N, B, R, Q), king 4, the other genes
+    the hand-set genome's, then the given Still Alive lines."""
+    template = (Path(__file__).parent.parent / "genchess/genomes/default.genome").read_text()
+    body = template.split("\n", 1)[1]          # everything after "ID: 0"
+    records = []
+    for genome_id, (p, n, b, r, q) in pieces.items():
+        text = body.replace("B: 3.2\nK: 4\nN: 3\nP: 1\nQ: 9\nR: 5\n",
+                            f"B: {b}\nK: 4\nN: {n}\nP: {p}\nQ: {q}\nR: {r}\n", 1)
+        assert text != body or (p, n, b, r, q) == (1, 3, 3.2, 5, 9)
+        records.append(f"ID: {genome_id}\n{text}")
+    return "".join(records) + "".join(line + "\n" for line in alive_lines)
+
+
+def test_living_piece_medians_count_only_the_living_with_a_positive_pawn(tmp_path):
+    from genchess.genome import parse_genome_text
+    pieces = {1: (1, 3, 3, 5, 9), 2: (2, 5, 7, 9, 20), 3: (1, 2, 2, 2, 2),
+              4: (0, 3, 3, 5, 9),              # no pawn: no ratio, not counted
+              5: (1, 100, 100, 100, 100),      # dead: only on an earlier Still Alive line
+              6: (-1, 3, 3, 5, 9)}             # a negative pawn: not counted either
+    text = pool_text(pieces, ["Still Alive: 0 : 1 5", "Still Alive: 1 : 2 3 6",
+                              "Still Alive: 0 : 1 2 3 4"])
+    pool_file = parse_genome_text(text, "pool.txt")
+    rows = living_piece_medians(pool_file)
+    # pool 0: genomes 1, 2, 3 (4 has no pawn); N ratios 3, 2.5, 2 -> 2.5; B 3, 3.5, 2 -> 3;
+    # R 5, 4.5, 2 -> 4.5; Q 9, 10, 2 -> 9. Pool 1: genomes 2, 3 -> medians of two.
+    assert rows[0] == ("0", 3, [2.5, 3.0, 4.5, 9.0])
+    assert rows[1] == ("1", 2, [2.25, 2.75, 3.25, 6.0])
+    # All pools: 1, 2, 3 from pool 0 and 2, 3 from pool 1 (each living entry counts).
+    assert rows[2] == ("all", 5, [2.5, 3.0, 4.5, 9.0])
+    table = piece_medians_table(pool_file)
+    assert "| 0 | 3 | 2.50 | 3.00 | 4.50 | 9.00 |" in table
+    assert table.splitlines()[-1] == "| all | 5 | 2.50 | 3.00 | 4.50 | 9.00 |"
+    assert oracle_medians_table(text) in table
+
+
+def test_piece_medians_of_one_pool_and_of_none():
+    from genchess.genome import parse_genome_text
+    one = parse_genome_text(pool_text({1: (1, 3, 3, 5, 9), 2: (0, 1, 1, 1, 1)},
+                                      ["Still Alive: 0 : 1 2"]), "pool.txt")
+    assert living_piece_medians(one) == [("0", 1, [3.0, 3.0, 5.0, 9.0])]     # no "all" row
+    nobody = parse_genome_text(pool_text({1: (0, 3, 3, 5, 9)}, ["Still Alive: 0 : 1"]), "pool.txt")
+    assert piece_medians_table(nobody).splitlines()[-1] == "| 0 | 0 | - | - | - | - |"
+    assert piece_medians_table(parse_genome_text(pool_text({1: (1, 3, 3, 5, 9)}, []), "pool.txt")) == ""
