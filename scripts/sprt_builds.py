@@ -7,7 +7,8 @@ OLD and NEW are git revisions (commits, branches). Each gets a detached git work
 under --builds (default ~/.cache/genchess-builds/<commit>) with its Cython core
 compiled in place, and a wrapper script that starts that build's `python -m genchess`
 from its own directory, so the two builds never import each other's code. Both play
-the hand-set genome (genomes/default.genome of the OLD build) over UCI, through
+the hand-set genome (genomes/default.genome of the OLD build), or the genome file
+`--genome FILE` names (a search change for the shipped genome is tested with it), over UCI, through
 `genchess match` with strict clocks, game pairs and the SPRT, and fishtest's score
 adjudication (`--resign movecount=3 score=400 --draw movenumber=34 movecount=8
 score=20`; `--no-adjudication` plays every game out); `--resume` continues a match
@@ -84,7 +85,7 @@ def prepare(commit: str, builds: Path, out=print) -> Path:
 
 
 def match_command(old: Path, new: Path, names: tuple[str, str], args, pgn=None, resume=False) -> list[str]:
-    genome = old / "genchess" / "genomes" / "default.genome"
+    genome = args.genome or old / "genchess" / "genomes" / "default.genome"
     side = lambda tree, name: f"uci:{tree / 'genchess-uci'} Genome={genome} name={name}"  # noqa: E731
     command = [sys.executable, "-m", "genchess", "match", side(new, names[1]), side(old, names[0]),
                "--tc", args.tc, "--sprt", f"elo0={args.elo0:g}", f"elo1={args.elo1:g}",
@@ -136,6 +137,8 @@ def main(argv=None) -> int:
                    "each pair whose PGN exists in --pgn-dir)")
     p.add_argument("--pgn-dir", type=Path, help="a chain's PGN files, one per pair: DIR/sprt-NEW.pgn")
     p.add_argument("--builds", type=Path, default=DEFAULT_BUILDS, help=f"worktrees (default {DEFAULT_BUILDS})")
+    p.add_argument("--genome", type=Path, metavar="FILE", help="the genome file both builds play "
+                   "(default: the old build's hand-set genomes/default.genome)")
     p.add_argument("--dry-run", action="store_true", help="print the match command, build nothing")
     args = p.parse_args(argv)
     revs = [args.old, args.new, *args.more]
@@ -148,6 +151,15 @@ def main(argv=None) -> int:
         elif args.resume and not args.pgn:
             raise BuildError("--resume continues the match in a PGN file: give it with --pgn FILE")
         commits = [resolve(rev) for rev in revs]
+        if args.genome:
+            # Read here, so a wrong file is one line now, not every game's error later;
+            # absolute, because each build's engine runs in its own worktree.
+            from genchess.genome import GenomeError, read_genome_file
+            try:
+                read_genome_file(args.genome)
+            except GenomeError as e:
+                raise BuildError(str(e)) from None
+            args.genome = args.genome.resolve()
     except BuildError as e:
         print(f"sprt_builds: {e}", file=sys.stderr)
         return 2

@@ -47,8 +47,22 @@ def test_dry_run_prints_the_match_of_the_two_builds(tmp_path):
     assert "--resign" not in done.stdout and "--draw" not in done.stdout
 
 
+def test_a_genome_file_for_both_builds(tmp_path):
+    # A search change for the shipped genome is tested with it: both sides play the
+    # file given, by its absolute path (each engine runs in its own worktree).
+    done = subprocess.run([sys.executable, str(SCRIPT), "HEAD", "HEAD", "--dry-run", "--builds",
+                           str(tmp_path), "--genome", "genomes/unified.genome"],
+                          capture_output=True, text=True, timeout=60, cwd=REPO / "genchess")
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip().splitlines()[-1]
+    assert line.count(f"Genome={REPO / 'genchess' / 'genomes' / 'unified.genome'} ") == 2
+    assert "default.genome" not in line
+
+
 @pytest.mark.parametrize("args, message", [
     (["HEAD", "no-such-branch-xyz"], "'no-such-branch-xyz' is not a commit"),
+    (["HEAD", "HEAD", "--genome", "no-such.genome"], "cannot read genome file no-such.genome"),
+    (["HEAD", "HEAD", "--genome", "README.md"], "README.md"),
     (["HEAD", "HEAD", "--resume"], "--resume continues the match in a PGN file"),
     (["HEAD", "HEAD", "HEAD", "--pgn", "s.pgn"], "give --pgn-dir DIR, not --pgn"),
     (["HEAD", "HEAD", "HEAD"], "give --pgn-dir DIR, not --pgn"),
