@@ -35,8 +35,13 @@ def load_pool_file(path: Path):
     return parse_genome_text(good, str(path))
 
 
+def genomes_by_id(pool_file):
+    """The file's genomes in order of birth (ID)."""
+    return sorted(pool_file.genomes, key=lambda g: g.id)
+
+
 def load_genomes(path: Path):
-    return sorted(load_pool_file(path).genomes, key=lambda g: g.id)
+    return genomes_by_id(load_pool_file(path))
 
 
 def living_piece_medians(pool_file) -> list[tuple[str, int, list[float]]]:
@@ -525,7 +530,7 @@ def main(argv=None) -> int:
         pass                        # reported below, as for any run file
     try:
         pool_file = load_pool_file(pool)
-        genomes = sorted(pool_file.genomes, key=lambda g: g.id)
+        genomes = genomes_by_id(pool_file)
         games, _ = read_games_file(Path(str(pool) + "_games.txt"))
         out.mkdir(parents=True, exist_ok=True)
     except GenomeError as e:
