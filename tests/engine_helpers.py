@@ -10,6 +10,8 @@ or dead engine fails a test with a transcript instead of hanging the run.
 
 from __future__ import annotations
 
+import datetime
+import gc
 import importlib.util
 import os
 import queue
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -296,6 +299,55 @@ class GameRecord:
                 f"{len(self.moves)} plies; lowest clocks {clocks}) from {self.start_fen}")
 
 
+# GenChess engines started by a Launcher, to the protocol log each one keeps (`--log`):
+# when one loses on time, its own timestamps tell a slow engine from a slow harness.
+PROTOCOL_LOGS: "weakref.WeakKeyDictionary[chess.engine.SimpleEngine, Path]" = weakref.WeakKeyDictionary()
+
+
+def last_answer_ms(log: Path) -> float | None:
+    """Milliseconds from the last `go` to the `bestmove` after it in a protocol log,
+    by the engine's own clock (UCI); None if the log has no such pair."""
+    go = answer = None
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        # Each line is "YYYY-MM-DD HH:MM:SS.mmm >> text" (>> in, << out).
+        stamp, text = line[:23], line[24:]
+        if text.startswith(">> go"):
+            go, answer = stamp, None
+        elif text.startswith("<< bestmove") and go is not None:
+            answer = stamp
+    if go is None or answer is None:
+        return None
+    go_at, answer_at = (datetime.datetime.strptime(s, "%Y-%m-%d %H:%M:%S.%f") for s in (go, answer))
+    return (answer_at - go_at).total_seconds() * 1000
+
+
+class GcPauses:
+    """Wall time this process spent in the garbage collector while active: a pause
+    of the harness's own counts against the engine's clock here, as a GUI's never would."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._started = None
+
+    def _callback(self, phase, info):
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            self.seconds += time.perf_counter() - self._started
+            self._started = None
+
+    def __enter__(self):
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc):
+        gc.callbacks.remove(self._callback)
+
+
 def kill_after(engine: chess.engine.SimpleEngine, seconds: float) -> threading.Timer:
     """Kill a hung engine so that its pending play() raises instead of hanging."""
     def kill():
@@ -344,7 +396,8 @@ def play_game(white: Player, black: Player, start_fen: str = chess.STARTING_FEN,
         watchdog = kill_after(player.engine, clock[side] + 15)
         start = time.monotonic()
         try:
-            played = player.engine.play(board, limit, game=game_id)
+            with GcPauses() as gc_pauses:
+                played = player.engine.play(board, limit, game=game_id)
         except chess.engine.EngineError as e:            # illegal move, protocol error
             record.result = "0-1" if side == chess.WHITE else "1-0"
             record.reason = f"{player.name} broke the protocol: {e}"
@@ -365,7 +418,8 @@ def play_game(white: Player, black: Player, start_fen: str = chess.STARTING_FEN,
         if clock[side] < 0:
             record.result = "0-1" if side == chess.WHITE else "1-0"
             record.reason = (f"{player.name} lost on time: took {elapsed:.3f} s with "
-                             f"{clock[side] + elapsed:.3f} s left at ply {len(board.move_stack) + 1}")
+                             f"{clock[side] + elapsed:.3f} s left at ply {len(board.move_stack) + 1}"
+                             f" ({explain_time_loss(player.engine, gc_pauses.seconds)})")
             if player.ours:
                 record.failure = record.reason
             break
@@ -402,6 +456,18 @@ def play_game(white: Player, black: Player, start_fen: str = chess.STARTING_FEN,
             except (chess.engine.EngineError, chess.engine.EngineTerminatedError):
                 pass
     return record
+
+
+def explain_time_loss(engine: chess.engine.SimpleEngine, gc_seconds: float) -> str:
+    """Where a lost move's time went: the engine's own go-to-bestmove time, when it
+    keeps a protocol log, and the harness's garbage-collection pauses meanwhile."""
+    parts = []
+    log = PROTOCOL_LOGS.get(engine)
+    own = last_answer_ms(log) if log is not None else None
+    if own is not None:
+        parts.append(f"by its own log it answered in {own:.0f} ms")
+    parts.append(f"the harness spent {gc_seconds * 1000:.0f} ms in garbage collection")
+    return "; ".join(parts)
 
 
 def tally(records: list[GameRecord], name: str) -> str:
@@ -449,13 +515,15 @@ class Launcher:
         return self.tmp_path / f"stderr-{len(self.started)}-{name}.txt"
 
     def genchess(self, protocol: str, *args: str, name: str = "GenChess") -> chess.engine.SimpleEngine:
-        argv, env = genchess_command(protocol, *args)
+        log = self.tmp_path / f"protocol-{len(self.started)}-{name}.log"
+        argv, env = genchess_command(protocol, *args, "--log", str(log))
         err = self._stderr_file(name)
         with open(err, "wb") as stderr:
             popen = (chess.engine.SimpleEngine.popen_uci if protocol == "uci"
                      else chess.engine.SimpleEngine.popen_xboard)
             engine = popen(argv, env=env, stderr=stderr, timeout=20)
         self.started.append((name, engine, err, True))
+        PROTOCOL_LOGS[engine] = log
         return engine
 
     def peer(self, argv: list[str], protocol: str, name: str) -> chess.engine.SimpleEngine:

@@ -162,3 +162,30 @@ def test_xboard_without_time_commands_reads_no_lag():
     # as a lag of the increment less the thinking. No sample is taken from it.
     engine, _ = xboard_game(8)
     assert engine.gui_lag.samples == []
+
+
+def test_a_loss_on_time_is_explained_by_the_engines_own_log(tmp_path):
+    """The test harness's games name where a lost move's time went: the engine's own
+    go-to-bestmove time from its protocol log, and the harness's GC pauses."""
+    import gc
+
+    from engine_helpers import GcPauses, last_answer_ms
+
+    log = tmp_path / "protocol.log"
+    log.write_text("2026-11-28 06:29:13.222 >> go wtime 500 btime 500\n"
+                   "2026-11-28 06:29:13.300 << info depth 1 score cp 3 time 70 pv e2e4\n"
+                   "2026-11-28 06:29:13.412 << bestmove e2e4\n"
+                   "2026-11-28 06:29:14.000 >> position startpos moves e2e4 e7e5\n"
+                   "2026-11-28 06:29:14.001 >> go wtime 400 btime 480\n"
+                   "2026-11-28 06:29:15.251 << bestmove g1f3\n")
+    assert last_answer_ms(log) == pytest.approx(1250)
+    unanswered = tmp_path / "unanswered.log"
+    unanswered.write_text("2026-11-28 06:29:13.222 >> go wtime 500 btime 500\n")
+    assert last_answer_ms(unanswered) is None
+    assert last_answer_ms(tmp_path / "missing.log") is None
+
+    garbage = [[i] for i in range(200_000)]
+    with GcPauses() as pauses:
+        gc.collect()
+    assert pauses.seconds > 0
+    del garbage
