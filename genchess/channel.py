@@ -17,6 +17,9 @@ import threading
 import time
 
 MAX_LINE = 100_000     # characters kept of a line; a longer one is truncated
+# A log line is "<stamp> >> line" (in) or "<stamp> << line" (out); the stamp is this
+# format cut to milliseconds (23 characters).
+LOG_STAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 
 
 class Channel:
@@ -30,7 +33,7 @@ class Channel:
 
     def _log(self, direction: str, line: str) -> None:
         if self.log is not None:
-            stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+            stamp = datetime.datetime.now().strftime(LOG_STAMP_FORMAT)[:-3]
             self.log.write(f"{stamp} {direction} {line}\n")
 
     def readline(self) -> str | None:

@@ -307,13 +307,14 @@ PROTOCOL_LOGS: "weakref.WeakKeyDictionary[chess.engine.SimpleEngine, Path]" = we
 def last_answer_ms(log: Path) -> float | None:
     """Milliseconds from the last `go` to the `bestmove` after it in a protocol log,
     by the engine's own clock (UCI); None if the log has no such pair."""
+    from genchess.channel import LOG_STAMP_FORMAT
     go = answer = None
     try:
         lines = log.read_text(errors="replace").splitlines()
     except OSError:
         return None
     for line in lines:
-        # Each line is "YYYY-MM-DD HH:MM:SS.mmm >> text" (>> in, << out).
+        # genchess.channel writes "<23-character stamp> >> text" (>> in, << out).
         stamp, text = line[:23], line[24:]
         if text.startswith(">> go"):
             go, answer = stamp, None
@@ -321,7 +322,7 @@ def last_answer_ms(log: Path) -> float | None:
             answer = stamp
     if go is None or answer is None:
         return None
-    go_at, answer_at = (datetime.datetime.strptime(s, "%Y-%m-%d %H:%M:%S.%f") for s in (go, answer))
+    go_at, answer_at = (datetime.datetime.strptime(s, LOG_STAMP_FORMAT) for s in (go, answer))
     return (answer_at - go_at).total_seconds() * 1000
 
 

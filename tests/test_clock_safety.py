@@ -10,6 +10,7 @@ does not fail them, yet each fails if the deadline is ignored.
 
 from __future__ import annotations
 
+import gc
 import io
 import threading
 import time
@@ -167,8 +168,6 @@ def test_xboard_without_time_commands_reads_no_lag():
 def test_a_loss_on_time_is_explained_by_the_engines_own_log(tmp_path):
     """The test harness's games name where a lost move's time went: the engine's own
     go-to-bestmove time from its protocol log, and the harness's GC pauses."""
-    import gc
-
     from engine_helpers import GcPauses, last_answer_ms
 
     log = tmp_path / "protocol.log"
