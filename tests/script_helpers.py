@@ -2,8 +2,10 @@
 labelled set cut from the shipped one."""
 
 import gzip
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 from train_helpers import REPO_ROOT
 
@@ -16,6 +18,18 @@ def run_script(name: str, *args, cwd=None, timeout: int = 600) -> subprocess.Com
     output captured."""
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def load_script(script) -> object:
+    """A script (scripts/NAME, or any path) imported as a module, for tests of its
+    functions. It is registered in sys.modules under its stem, where dataclasses
+    look their module up."""
+    path = Path(script) if "/" in str(script) else SCRIPTS / script
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def small_set(tmp_path, count: int = 2000):

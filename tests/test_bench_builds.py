@@ -5,25 +5,18 @@ Building a worktree takes minutes, so the default run checks the parts (reading
 HEAD and benches it for real.
 """
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from script_helpers import load_script
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "bench_builds.py"
 
 pytestmark = pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs the git repository")
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("bench_builds", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_builds"] = module     # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(*args, timeout=60):
@@ -36,13 +29,13 @@ def test_the_summary_of_a_real_bench_is_read():
     done = subprocess.run([sys.executable, "-m", "genchess", "bench", "--depth", "2"],
                           capture_output=True, text=True, timeout=120, cwd="/")
     assert done.returncode == 0, done.stderr
-    nodes, speed = load_script().parse_bench(done.stdout)
+    nodes, speed = load_script(SCRIPT).parse_bench(done.stdout)
     assert str(nodes) in done.stdout and nodes > 32
     assert speed > 0
 
 
 def test_output_without_a_summary_is_an_error_naming_what_is_missing():
-    bench = load_script()
+    bench = load_script(SCRIPT)
     with pytest.raises(bench.BenchOutputError, match="Nodes searched"):
         bench.parse_bench("Traceback (most recent call last):\nImportError: no module\n")
 
@@ -50,7 +43,7 @@ def test_output_without_a_summary_is_an_error_naming_what_is_missing():
 def test_every_build_benches_one_pass_a_round():
     # A build whose bench makes several passes (--runs) is asked for one, so that
     # its figure is one reading like an older build's, not the best of several.
-    bench = load_script()
+    bench = load_script(SCRIPT)
     tree = Path("/builds/abc")
     new = bench.bench_command(tree, 8, "usage: genchess bench [-h] [--depth DEPTH] [--runs N]")
     old = bench.bench_command(tree, 8, "usage: genchess bench [-h] [--depth DEPTH]")
@@ -59,7 +52,7 @@ def test_every_build_benches_one_pass_a_round():
 
 
 def test_a_genome_is_passed_to_every_build_and_named_in_the_report():
-    bench = load_script()
+    bench = load_script(SCRIPT)
     tree, genome = Path("/builds/abc"), Path("/genomes/unified.genome")
     command = bench.bench_command(tree, 8, "usage: genchess bench [--runs N]", genome)
     assert command[-2:] == ["--genome", "/genomes/unified.genome"]
@@ -69,7 +62,7 @@ def test_a_genome_is_passed_to_every_build_and_named_in_the_report():
 
 
 def test_the_report_gives_each_build_relative_to_the_first():
-    bench = load_script()
+    bench = load_script(SCRIPT)
     old = bench.BuildResult("old", "a" * 40, 1000, [1_000_000, 1_200_000, 1_100_000])
     new = bench.BuildResult("new", "b" * 40, 900, [2_400_000, 2_100_000, 2_200_000])
     table = bench.report([old, new], depth=8, rounds=3)

@@ -14,15 +14,13 @@ from genchess.book import Book, BookError
 from genchess.engine import Engine
 from genchess.options import OptionError, Settings
 from genchess.timeman import Limits
+from script_helpers import load_script
 
 BOOK = Path(__file__).resolve().parent / "data" / "tiny-book.bin"
 
 
 def test_the_shipped_test_book_is_what_its_script_writes():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("make_book", BOOK.with_name("make_book.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(BOOK.with_name("make_book.py"))
     assert BOOK.read_bytes() == module.book_bytes()
 
 

@@ -2,28 +2,19 @@
 against the same pools with coin-toss games, and the selection on piece values; and
 scripts/gene_pool_colours.py: whether the game loop favours a colour."""
 
-import importlib.util
 import random
 import subprocess
 import sys
 
 from genchess.genome import Genome
-from script_helpers import run_script
+from script_helpers import load_script, run_script
 from train_helpers import REPO_ROOT, run, train_command, write_config
 
 SCRIPT = REPO_ROOT / "scripts" / "gene_pool_drift.py"
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("gene_pool_drift", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gene_pool_drift"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_child_is_traced_to_the_parent_whose_piece_gene_it_carries():
-    drift = load_script()
+    drift = load_script(SCRIPT)
     rng = random.Random(3)
     for n in range(200):
         white, black = Genome.random(rng, 0), Genome.random(rng, 1)
@@ -36,7 +27,7 @@ def test_a_child_is_traced_to_the_parent_whose_piece_gene_it_carries():
 def test_coin_runs_only_lose_founders_and_end_with_one():
     """Copies and pool swaps never make a new lineage, so the count of founders alive
     can only fall; with no selection one founder takes over, its pawn's sign a coin's."""
-    drift = load_script()
+    drift = load_script(SCRIPT)
     negative = 0
     for seed in range(30):
         every, pawn = drift.coin_run(seed, pools=2, population=4, swap=4, draws=0.1, genomes=600)
@@ -61,7 +52,7 @@ def test_the_report_of_a_real_run(tmp_path):
     assert "that side's score (95%)" in report and "Coin runs ending with a negative pawn" in report
     assert (tmp_path / "drift.png").read_bytes()[:4] == b"\x89PNG"
     assert "| Total Force Gene |" in report and "Coin runs, every gene pooled" in report
-    every, genomes, _, founders = load_script().real_run(tmp_path / "pool.txt")
+    every, genomes, _, founders = load_script(SCRIPT).real_run(tmp_path / "pool.txt")
     assert founders == 8 and len(genomes) > founders
     for lineages in every.values():
         assert all(1 <= alive <= founders for _, alive in lineages.snapshots)
@@ -100,7 +91,7 @@ def test_a_gene_the_games_select_sweeps_the_pools_before_the_genes_that_drift():
     """Games that the higher Total Force priority always wins carry one founder's Total
     Force Gene through the pools much sooner than the genes they ignore: the per-gene
     table's test for selection can tell the two apart."""
-    drift = load_script()
+    drift = load_script(SCRIPT)
 
     def total_force(genome):
         return drift.gene_values(genome, "Total Force Gene")["Priority"]
@@ -118,7 +109,7 @@ def test_a_gene_the_games_select_sweeps_the_pools_before_the_genes_that_drift():
 
 
 def test_the_gene_table_marks_when_each_gene_fixed_against_the_coin_runs():
-    drift = load_script()
+    drift = load_script(SCRIPT)
     coin = [drift.coin_run(seed, pools=2, population=4, swap=4, draws=0.1, genomes=400)[0]
             for seed in range(10)]
     real = coin[0]
@@ -134,7 +125,7 @@ def test_the_gene_table_marks_when_each_gene_fixed_against_the_coin_runs():
 
 
 def test_founders_copied_from_one_genome_are_flagged_as_untraceable():
-    drift = load_script()
+    drift = load_script(SCRIPT)
     rng = random.Random(4)
     source = Genome.random(rng, 0)
     founders = {0: source, 1: source.copy(1), 2: Genome.random(rng, 2)}

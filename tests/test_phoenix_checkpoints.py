@@ -1,21 +1,13 @@
 """scripts/phoenix_checkpoints.py: the best chromosome of every Nth generation of a
 Phoenix run against a reference genome, a table and a plot."""
 
-import importlib.util
 import subprocess
 import sys
 
-from script_helpers import run_script
+from script_helpers import load_script, run_script
 from train_helpers import REPO_ROOT, config_text, run, train_command
 
 SCRIPT = REPO_ROOT / "scripts" / "phoenix_checkpoints.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("phoenix_checkpoints", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
@@ -25,7 +17,7 @@ def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
     (tmp_path / "run.cfg").write_text(config_text(base))
     proc = run(train_command("run.cfg"), cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert [g for g, _ in load_script().checkpoints(tmp_path / "run.db", 2)] == [0, 2]     # the random start, then every 2nd
+    assert [g for g, _ in load_script(SCRIPT).checkpoints(tmp_path / "run.db", 2)] == [0, 2]     # the random start, then every 2nd
     textbook = REPO_ROOT / "genchess" / "genomes" / "pvt-textbook.genome"
     command = [sys.executable, str(SCRIPT), "run.db", "--every", "2", "--against", str(textbook),
                "--games", "2", "--tc", "depth=1", "--concurrency", "1", "--out", "cp"]
@@ -42,7 +34,7 @@ def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
 
 
 def test_a_perfect_score_is_shown_at_its_one_sided_bound():
-    script = load_script()
+    script = load_script(SCRIPT)
     result = {"games": 40, "score": 0.0, "pairs": 20}
     elo, low, high, bounded = script.shown_elo(result)
     assert bounded and elo == low == high and -420 < elo < -390

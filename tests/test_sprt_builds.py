@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from script_helpers import load_script
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "sprt_builds.py"
 
@@ -92,13 +94,10 @@ def test_a_chain_tests_each_step_against_the_one_before(tmp_path):
 
 
 def test_the_chain_reads_the_verdict_from_the_match_output(capsys, monkeypatch):
-    import importlib.util
     # Whatever the script does to sys.path stays in this test: processes spawned
     # later (the cluster tests' dask workers) inherit sys.path.
     monkeypatch.setattr(sys, "path", list(sys.path))
-    spec = importlib.util.spec_from_file_location("sprt_builds", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(SCRIPT)
     for last, verdict in [("Stopped: SPRT accepted H1 after 386 games", "H1"),
                           ("Stopped: SPRT accepted H0 after 90 games", "H0"),
                           ("Stopped: interrupted", "none"), ("", "none")]:
@@ -110,9 +109,7 @@ def test_the_chain_reads_the_verdict_from_the_match_output(capsys, monkeypatch):
 def test_a_build_without_cython_says_what_to_install(tmp_path, monkeypatch):
     import importlib.util
     monkeypatch.setattr(sys, "path", list(sys.path))
-    spec = importlib.util.spec_from_file_location("sprt_builds", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(SCRIPT)
     tree = tmp_path / "0123456789ab"
     (tree / "genchess_core").mkdir(parents=True)
     (tree / "setup.py").write_text("")              # a checked-out worktree, not built yet
