@@ -30,6 +30,8 @@ import chess
 import chess.engine
 import pytest
 
+from genchess.strength.engines import quit_engine
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DATA = REPO_ROOT / "genchess" / "data"      # openings and tactics users run too
 TEST_DATA = REPO_ROOT / "tests" / "data"            # test-only data (the perft suite)
@@ -548,13 +550,7 @@ class Launcher:
 
     def close(self) -> list[str]:
         for name, engine, err, ours in self.started:
-            try:
-                engine.quit()
-            except Exception:
-                try:
-                    engine.close()
-                except Exception:
-                    pass
+            quit_engine(engine)
         found = self.problems()
         self.started.clear()
         return found

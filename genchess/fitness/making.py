@@ -182,22 +182,17 @@ def stockfish_for(path: str):
     engines = _local.__dict__.setdefault("stockfish", {})
     if path not in engines:
         import chess.engine
+
+        from genchess.strength.engines import quit_engine
         engine = chess.engine.SimpleEngine.popen_uci(path)
         engine.configure({"Threads": 1, "Hash": STOCKFISH_HASH_MB})
         # A worker process joins its threads before it exits, and python-chess's
         # engine thread lives until quit(): multiprocessing's finalizers run before
         # that join (a local pool), atexit where there is no such join (dask, threads).
-        Finalize(None, _quit, args=(engine,), exitpriority=10)
-        atexit.register(_quit, engine)
+        Finalize(None, quit_engine, args=(engine,), exitpriority=10)
+        atexit.register(quit_engine, engine)
         engines[path] = engine
     return engines[path]
-
-
-def _quit(engine) -> None:
-    try:
-        engine.quit()
-    except Exception:       # it may be gone already; nothing to clean up then
-        pass
 
 
 def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:

@@ -268,11 +268,13 @@ def probe(spec: EngineSpec) -> EngineSpec:
     except (chess.engine.EngineTerminatedError, OSError) as e:
         raise SpecError(f"engine {spec.text!r} could not be started or died at once: {e}") from None
     name = spec.name or engine.id.get("name") or os.path.basename(spec.argv[0])
-    _quit(engine)
+    quit_engine(engine)
     return dataclasses.replace(spec, name=name)
 
 
-def _quit(engine) -> None:
+def quit_engine(engine) -> None:
+    """Quit a python-chess engine, or close its process if it no longer answers;
+    never raises (it may be gone already: nothing to clean up then)."""
     try:
         engine.quit()
     except Exception:
@@ -303,7 +305,7 @@ class ExternalPlayer:
 
     def close(self) -> None:
         if self.engine is not None:
-            _quit(self.engine)
+            quit_engine(self.engine)
             self.engine = None
 
     def _kill(self) -> None:
@@ -317,7 +319,7 @@ class ExternalPlayer:
         """The engine's state can no longer be trusted: start a fresh one next game."""
         engine, self.engine = self.engine, None
         if engine is not None:
-            threading.Thread(target=_quit, args=(engine,), daemon=True).start()
+            threading.Thread(target=quit_engine, args=(engine,), daemon=True).start()
 
     def choose_move(self, board, clock: Clock | None) -> str | None:
         import chess.engine
