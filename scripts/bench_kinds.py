@@ -22,13 +22,14 @@ Figures depend on the machine's load: say what else was running when you quote t
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from genchess.bench import run_bench
 from genchess.engine import Engine
-from genchess.genome import hand_set_genome, load_genome
+from genchess.genome import Genome, GenomeError, hand_set_genome, load_genome
 from genchess.train.evolve import blank_genome
 from genchess.train.mnc import MncConfig, MncTrainer
 
@@ -36,12 +37,12 @@ GENOMES = Path(__file__).resolve().parent.parent / "genchess" / "genomes"
 TARGETS = {"pvt": 3.0, "unified": 2.0}
 
 
-def search_speed(depth: int, repeats: int, unified: str | None) -> None:
+def search_speed(depth: int, repeats: int, unified: Genome) -> None:
     """Best of `repeats` interleaved runs each: on a loaded machine the fastest run
     is the one least disturbed by other processes."""
     genomes = {"material": load_genome(GENOMES / "evolved.genome"),
                "pvt": load_genome(GENOMES / "pvt-textbook.genome"),
-               "unified": load_genome(unified) if unified else blank_genome("unified"),
+               "unified": unified,
                "default.genome": hand_set_genome()}
     engines = {name: Engine(genome, search_mode="iterative") for name, genome in genomes.items()}
     best: dict[str, tuple[int, float]] = {}
@@ -85,7 +86,11 @@ def main() -> None:
                         "material alone, the start of kind = unified)")
     parser.add_argument("--no-trainer", action="store_true", help="skip the trainer's games")
     args = parser.parse_args()
-    search_speed(args.depth, args.repeats, args.unified)
+    try:
+        unified = load_genome(args.unified) if args.unified else blank_genome("unified")
+    except GenomeError as e:
+        sys.exit(f"bench_kinds: {e}")
+    search_speed(args.depth, args.repeats, unified)
     if not args.no_trainer:
         trainer_speed(args.population, args.game_time, args.workers)
 

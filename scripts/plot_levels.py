@@ -17,6 +17,8 @@ from genchess import levels  # noqa: E402
 
 
 def main(out: str = "docs/levels.png") -> None:
+    if not out.lower().endswith(".png"):
+        sys.exit(f"plot_levels: {out}: the plot is a PNG file; name it NAME.png")
     points = sorted(levels.CALIBRATION, key=lambda p: p.skill)
     fig, ax = plt.subplots(figsize=(8, 5))
     for chained, style, label in (
