@@ -30,7 +30,7 @@
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb, popcount,
                                      rook_attacks, bishop_attacks, square_distance, FILE_A, FILE_H)
-from genchess_core.position cimport Position
+from genchess_core.position cimport Position, pawn_structure_hash
 from genchess_core.eval_pvt cimport pvt_phase, PHASE_MAX
 
 cdef const AttackTables* T = attack_tables()
@@ -193,8 +193,7 @@ cdef void cached_pawn_terms(const Position* p, const UnifiedParams* u, Acc* a,
         passed[WHITE] = pawn_terms(p, u, a, WHITE)
         passed[BLACK] = pawn_terms(p, u, a, BLACK)
         return
-    entry = &cache[((white * <U64>0x9E3779B97F4A7C15) ^ (black * <U64>0xC2B2AE3D27D4EB4F))
-                   >> (64 - UNIFIED_PAWN_CACHE_BITS)]
+    entry = &cache[pawn_structure_hash(p) >> (64 - UNIFIED_PAWN_CACHE_BITS)]
     if not (entry.filled and entry.pawns[0] == white and entry.pawns[1] == black):
         fresh.mg = 0
         fresh.eg = 0

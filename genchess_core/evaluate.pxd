@@ -35,7 +35,8 @@ cdef enum:
     EVAL_LIMIT = 500000000      # evaluations are clamped well inside the mate range
 
 cdef enum:
-    PAWN_CACHE_SIZE = 16384     # entries (a power of two), about 1.4 MB
+    PAWN_CACHE_BITS = 14
+    PAWN_CACHE_SIZE = 1 << PAWN_CACHE_BITS  # entries, about 1.4 MB
 
 cdef enum:
     EVAL_CACHE_SIZE = 65536     # entries (a power of two), 1 MB

@@ -17,7 +17,7 @@ from genchess_core.types cimport *
 from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb, popcount,
                                      rook_attacks, bishop_attacks, queen_attacks, square_distance,
                                      FILE_A, FILE_H, DARK_SQUARES)
-from genchess_core.position cimport Position, king_square, side_attacks
+from genchess_core.position cimport Position, king_square, side_attacks, pawn_structure_hash
 from genchess_core.movegen cimport (legal_moves_as, legal_count_and_targets, legal_count_given_danger,
                                     attack_targets_of)
 from genchess_core.board cimport Board
@@ -172,7 +172,7 @@ cdef void pawn_terms(const Position* p, const EvalParams* e, int c, double* out)
     if e.pawn_cache == NULL:
         pawn_raw(p, e, c, out)
         return
-    entry = &e.pawn_cache[((white * <U64>0x9E3779B97F4A7C15) ^ (black * <U64>0xC2B2AE3D27D4EB4F)) >> 50]
+    entry = &e.pawn_cache[pawn_structure_hash(p) >> (64 - PAWN_CACHE_BITS)]
     if not (entry.filled and entry.pawns[0] == white and entry.pawns[1] == black):
         for k in range(2):
             for g in range(4):

@@ -1,6 +1,6 @@
 # The position as a C struct, make/unmake with an undo record, Zobrist keys, FEN.
 
-from genchess_core.types cimport U64, Move, KEY_HISTORY
+from genchess_core.types cimport U64, Move, KEY_HISTORY, PAWN
 from libc.stdint cimport int8_t
 
 cdef struct Position:
@@ -39,3 +39,10 @@ cdef U64 compute_key(const Position* p) noexcept nogil
 cdef int set_fen(Position* p, str fen) except -1
 cdef str get_fen(const Position* p)
 cdef str move_to_uci(Move m)
+
+
+cdef inline U64 pawn_structure_hash(const Position* p) noexcept nogil:
+    """Both colours' pawns mixed into 64 bits, whose top bits index what is kept by
+    pawn structure (the evaluations' pawn caches, the search's correction history):
+    two multiplications, no key to keep up to date in make_move."""
+    return (p.bb[PAWN] * <U64>0x9E3779B97F4A7C15) ^ (p.bb[6 + PAWN] * <U64>0xC2B2AE3D27D4EB4F)
