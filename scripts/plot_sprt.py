@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.strength.runner import pair_and_game
 from genchess.strength.sprt import Sprt, parse_sprt
 from genchess.strength.stats import EloEstimate, format_elo
 from genchess.strength.tally import Tally
@@ -70,11 +71,9 @@ def read_trajectory(path: Path, sprt: Sprt, engine: str | None = None) -> Trajec
                 where = f"{path}, game {index}"
                 white, black = headers.get("White", "?"), headers.get("Black", "?")
                 try:
-                    pair, game = (int(x) for x in headers.get("Round", "").split("."))
-                except ValueError:
-                    raise MatchFileError(f"{where}: Round {headers.get('Round')!r} is not 'pair.game' "
-                                         f"as genchess match writes it, so its game pairs are "
-                                         f"unknown") from None
+                    pair, game = pair_and_game(headers)
+                except ValueError as e:
+                    raise MatchFileError(f"{where}: {e}, so its game pairs are unknown") from None
                 if players is None:
                     if engine is not None and engine not in (white, black):
                         continue

@@ -201,10 +201,9 @@ class MatchRunner:
                 index += 1
                 where = f"{pgn_path}, game {index}"
                 try:
-                    pair, game = (int(x) for x in headers.get("Round", "").split("."))
-                except ValueError:
-                    raise ResumeError(f"{where}: Round {headers.get('Round')!r} is not "
-                                      f"'pair.game' as genchess match writes it") from None
+                    pair, game = pair_and_game(headers)
+                except ValueError as e:
+                    raise ResumeError(f"{where}: {e}") from None
                 if skip_other_pairings and \
                         {headers.get("White"), headers.get("Black")} != set(self.names):
                     continue
@@ -304,6 +303,17 @@ class MatchRunner:
         if pair_done and result.tally.verdict != CONTINUE:
             result.stopped = f"SPRT accepted {result.tally.verdict} after {result.stats.games} games"
         return pair_done
+
+
+def pair_and_game(headers) -> tuple[int, int]:
+    """A `genchess match` game's pair and its game in the pair (1 or 2), from its PGN
+    Round tag "pair.game"; ValueError saying what the tag holds instead."""
+    try:
+        pair, game = (int(x) for x in headers.get("Round", "").split("."))
+    except ValueError:
+        raise ValueError(f"Round {headers.get('Round')!r} is not 'pair.game' as genchess "
+                         f"match writes it") from None
+    return pair, game
 
 
 def _file_and_line(source: str) -> str:
