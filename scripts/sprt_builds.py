@@ -42,6 +42,7 @@ except ImportError:
     # genchess_core has no compiled modules unless it was built in place.
     sys.path.insert(0, str(REPO))
     from genchess.adjudication import FISHTEST
+BUILT_STAMP = ".genchess-built"    # written in a worktree once its build has finished
 DEFAULT_BUILDS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "genchess-builds"
 
 
@@ -67,16 +68,21 @@ def prepare(commit: str, builds: Path, out=print) -> Path:
                               capture_output=True, text=True)
         if done.returncode != 0:
             raise BuildError(f"git worktree add {tree}: {done.stderr.strip()}")
-    if not list((tree / "genchess_core").glob("search*.so")) and not list((tree / "genchess_core").glob("search*.pyd")):
+    # A build counts as done only once it finished: one interrupted half-way (a sitting
+    # that ended, a killed chain) leaves some modules compiled, some missing or cut
+    # short, and is built again from scratch (--force: a cut-short file looks new).
+    stamp = tree / BUILT_STAMP
+    if not stamp.exists():
         if importlib.util.find_spec("Cython") is None:
             # pip's editable install builds in an isolated environment, so Cython need not be here.
             raise BuildError(f"building {commit[:12]} needs Cython in {sys.executable}: "
                              "pip install Cython setuptools")
         out(f"building {commit[:12]} (a few minutes)")
-        done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tree,
-                              capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "--force"],
+                              cwd=tree, capture_output=True, text=True)
         if done.returncode != 0:
             raise BuildError(f"building {commit[:12]} failed: {done.stderr.strip().splitlines()[-1:]}")
+        stamp.write_text(f"{sys.executable}\n")
     wrapper = tree / "genchess-uci"
     wrapper.write_text(f"#!/bin/sh\ncd {shlex.quote(str(tree))} && PYTHONPATH={shlex.quote(str(tree))} "
                        f"exec {shlex.quote(sys.executable)} -m genchess \"$@\"\n")

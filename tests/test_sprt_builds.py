@@ -118,3 +118,30 @@ def test_a_build_without_cython_says_what_to_install(tmp_path, monkeypatch):
                         lambda name, *rest: None if name == "Cython" else real_find_spec(name, *rest))
     with pytest.raises(module.BuildError, match="needs Cython in .*pip install Cython setuptools"):
         module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
+
+
+def test_a_build_cut_short_is_built_again_and_a_finished_one_is_not(tmp_path, monkeypatch):
+    import subprocess
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    module = load_script(SCRIPT)
+    tree = tmp_path / "0123456789ab"
+    (tree / "genchess_core").mkdir(parents=True)
+    (tree / "setup.py").write_text("")
+    # What an interrupted build leaves: some modules compiled, the build not finished.
+    (tree / "genchess_core" / "search.cpython-311-x86_64-linux-gnu.so").write_text("cut short")
+    builds = []
+
+    def build(command, cwd=None, **kwargs):
+        builds.append(command[1:])
+        return subprocess.CompletedProcess(command, 1 if len(builds) == 1 else 0, "", "error: cc died")
+
+    monkeypatch.setattr(module.subprocess, "run", build)
+    with pytest.raises(module.BuildError, match="building 0123456789ab failed"):
+        module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
+    assert not (tree / module.BUILT_STAMP).exists()       # a failed build is not done
+    module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
+    assert builds == [["setup.py", "build_ext", "--inplace", "--force"]] * 2
+    assert (tree / module.BUILT_STAMP).exists()
+    module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
+    assert len(builds) == 2                                # finished: not built again
+    assert (tree / "genchess-uci").exists()
