@@ -4,6 +4,7 @@ has it; only leaving --fen out means the start position."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import chess
@@ -58,3 +59,19 @@ def test_play_rejects_an_empty_fen_too():
     command, env = genchess_command("play", "random", "random", "--fen", "")
     proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "FEN" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [("perft", "2", "--divide"), ("bench", "--depth", "1", "--runs", "1")])
+def test_output_into_a_closed_pipe_stops_quietly(args):
+    # `genchess bench | head -1`: once the reader has gone, the command stops with
+    # status 1 and says nothing (Python's default is a traceback, twice).
+    command, env = genchess_command(*args)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(command, env=env, stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1
+    assert proc.stderr == ""

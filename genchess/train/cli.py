@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from genchess.cli import reader_gone
 from genchess.genome import GenomeError
 from genchess.train.config import ConfigError
 from genchess.train.registry import DEFAULT_METHOD, keys_help, methods, parse_config, trainer_for
@@ -101,9 +102,7 @@ def main(argv=None) -> int:
         print(f"genchess-train: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # Output piped into `head` and the reader went away: stop quietly.
-        sys.stderr.close()
-        return 1
+        return reader_gone()
     except OSError as e:
         print(f"genchess-train: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 2

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.cli import reader_gone
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
@@ -376,6 +377,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\nStopped; run the same command to resume.", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return reader_gone()
     except OSError as e:
         print(f"genchess-kw-study: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 2
