@@ -455,6 +455,22 @@ def plot_material(plt, genomes, out: Path) -> Path:
     return save(plt, fig, out / "material.png")
 
 
+def run_best(path: Path, genomes: list):
+    """The genome an evolve run's numbers are drawn from: its best, `<run>_best.genome`
+    (the lowest training loss, what `--genome` plays), not the last generation's best,
+    which the optimiser may since have left; the last generation's where there is no
+    best file (a run copied without it) or it cannot be read (said in one line)."""
+    from genchess.genome import load_genome
+    best = Path(f"{path}_best.genome")
+    if not best.exists():
+        return genomes[-1]
+    try:
+        return load_genome(best)
+    except GenomeError as e:
+        print(f"genchess-plot: {e}; drawing the last generation's best instead", file=sys.stderr)
+        return genomes[-1]
+
+
 def plot_evolve(path: Path, out: Path) -> int:
     """genchess-plot on an evolve run's records."""
     try:
@@ -483,9 +499,9 @@ def plot_evolve(path: Path, out: Path) -> int:
         if kind == "material":
             written.append(plot_weights(plt, genomes, out))
         elif kind == "pvt":
-            written += [plot_material(plt, genomes, out), plot_tables(plt, genomes[-1], out)]
+            written += [plot_material(plt, genomes, out), plot_tables(plt, run_best(path, genomes), out)]
         elif kind == "unified":
-            written += [plot_material(plt, genomes, out), *plot_unified(plt, genomes[-1], out)]
+            written += [plot_material(plt, genomes, out), *plot_unified(plt, run_best(path, genomes), out)]
         else:
             written.append(plot_piece_strengths(plt, genomes, out))
     from genchess.train.champion import plot_champion_gain

@@ -297,3 +297,18 @@ def test_piece_medians_of_one_pool_and_of_none():
     nobody = parse_genome_text(pool_text({1: (0, 3, 3, 5, 9)}, ["Still Alive: 0 : 1"]), "pool.txt")
     assert piece_medians_table(nobody).splitlines()[-1] == "| 0 | 0 | - | - | - | - |"
     assert piece_medians_table(parse_genome_text(pool_text({1: (1, 3, 3, 5, 9)}, []), "pool.txt")) == ""
+
+
+def test_an_evolve_run_draws_its_best_genome_not_its_last_generation(tmp_path, capsys):
+    from genchess.genome import load_genome
+    from genchess.genome.genome_file import GENOMES_DIR
+    from genchess.plot import run_best
+    last = load_genome(GENOMES_DIR / "unified.genome")
+    run = tmp_path / "run.txt"
+    assert run_best(run, [last]) is last                  # no best file: the last generation's
+    best = tmp_path / "run.txt_best.genome"
+    best.write_text((GENOMES_DIR / "unified.genome").read_text().replace("ID: 5998", "ID: 41"))
+    assert run_best(run, [last]).id == 41
+    best.write_text("ID: 41\nKind: unified\nmaterial mg: 100 x\n")
+    assert run_best(run, [last]) is last                  # unreadable: said, and the last drawn
+    assert "run.txt_best.genome" in capsys.readouterr().err
