@@ -67,6 +67,21 @@ def test_crashing_engine_is_restarted_and_the_match_goes_on():
     assert all("crashed" in r.reason for r in result.records)
 
 
+def test_an_engine_killed_by_the_stop_signal_is_no_crash_loss(tmp_path, monkeypatch):
+    # Ctrl-C in a terminal, or a kill of the process group, reaches the engines as well
+    # as the match: a game whose engine died while the stop was held did not end. It is
+    # neither counted nor written, so --resume plays it again; games that did end are.
+    from genchess.parallel import executors
+    monkeypatch.setattr(executors, "ctrl_c_pending", lambda: True)
+    result, lines = run([fake("crash"), probe(parse_engine_spec("random name=R"))], 4,
+                        pgn=tmp_path / "m.pgn")
+    assert result.stats.games == 0 and not result.records
+    assert not (tmp_path / "m.pgn").read_text().strip()
+    result, lines = run([probe(parse_engine_spec("random name=A")),
+                         probe(parse_engine_spec("random name=B"))], 2)
+    assert result.stats.games == 2
+
+
 def test_sprt_stops_the_match_at_a_bound():
     # A random mover against the engine at depth 1 loses every pair: H0 of [0, 100].
     strong = probe(parse_engine_spec("genchess name=Strong"))

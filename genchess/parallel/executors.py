@@ -405,6 +405,11 @@ def ctrl_c_at_safe_points() -> Iterator[None]:
     raise_if_ctrl_c()           # reached only when the block ended without an exception
 
 
+def ctrl_c_pending() -> bool:
+    """Whether a Ctrl-C (or SIGTERM) is held, not yet acted on."""
+    return _ctrl_c_pressed.is_set()
+
+
 def raise_if_ctrl_c() -> None:
     """A safe point: raise the KeyboardInterrupt of a Ctrl-C held since the last one."""
     if _ctrl_c_pressed.is_set():

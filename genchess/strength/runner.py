@@ -258,6 +258,12 @@ class MatchRunner:
                         except Exception as e:          # a bug in a player, a worker killed
                             self.result.stopped = f"a game failed: {type(e).__name__}: {e}"
                             continue
+                        if record.termination == "crash" and executors.ctrl_c_pending():
+                            # The stop went to the engines too (Ctrl-C in a terminal, a
+                            # signal to the process group): an engine that died with it
+                            # did not lose, its game was cut off. Left out, so --resume
+                            # plays it again.
+                            continue
                         self.record(job, record, pgn)
                     if self.result.stopped:
                         break
