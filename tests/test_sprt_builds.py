@@ -136,6 +136,10 @@ def test_a_build_cut_short_is_built_again_and_a_finished_one_is_not(tmp_path, mo
         return subprocess.CompletedProcess(command, 1 if len(builds) == 1 else 0, "", "error: cc died")
 
     monkeypatch.setattr(module.subprocess, "run", build)
+    import importlib.util                   # Cython present, as a building venv has it
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: object() if name == "Cython" else real_find_spec(name, *rest))
     with pytest.raises(module.BuildError, match="building 0123456789ab failed"):
         module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
     assert not (tree / module.BUILT_STAMP).exists()       # a failed build is not done
