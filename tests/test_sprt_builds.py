@@ -106,27 +106,30 @@ def test_the_chain_reads_the_verdict_from_the_match_output(capsys, monkeypatch):
         assert "Game 1/2" in capsys.readouterr().out      # the match's output passes through
 
 
-def test_a_build_without_cython_says_what_to_install(tmp_path, monkeypatch):
+def unbuilt_worktree(tmp_path, monkeypatch, cython: bool):
+    """The script loaded, a checked-out worktree of commit 0123456789ab not built yet,
+    and Cython installed or not, as the test says."""
     import importlib.util
     monkeypatch.setattr(sys, "path", list(sys.path))
     module = load_script(SCRIPT)
     tree = tmp_path / "0123456789ab"
     (tree / "genchess_core").mkdir(parents=True)
-    (tree / "setup.py").write_text("")              # a checked-out worktree, not built yet
+    (tree / "setup.py").write_text("")
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *rest: None if name == "Cython" else real_find_spec(name, *rest))
+                        lambda name, *rest: (object() if cython else None) if name == "Cython"
+                        else real_find_spec(name, *rest))
+    return module, tree
+
+
+def test_a_build_without_cython_says_what_to_install(tmp_path, monkeypatch):
+    module, tree = unbuilt_worktree(tmp_path, monkeypatch, cython=False)
     with pytest.raises(module.BuildError, match="needs Cython in .*pip install Cython setuptools"):
         module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
 
 
 def test_a_build_cut_short_is_built_again_and_a_finished_one_is_not(tmp_path, monkeypatch):
-    import subprocess
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    module = load_script(SCRIPT)
-    tree = tmp_path / "0123456789ab"
-    (tree / "genchess_core").mkdir(parents=True)
-    (tree / "setup.py").write_text("")
+    module, tree = unbuilt_worktree(tmp_path, monkeypatch, cython=True)
     # What an interrupted build leaves: some modules compiled, the build not finished.
     (tree / "genchess_core" / "search.cpython-311-x86_64-linux-gnu.so").write_text("cut short")
     builds = []
@@ -136,10 +139,6 @@ def test_a_build_cut_short_is_built_again_and_a_finished_one_is_not(tmp_path, mo
         return subprocess.CompletedProcess(command, 1 if len(builds) == 1 else 0, "", "error: cc died")
 
     monkeypatch.setattr(module.subprocess, "run", build)
-    import importlib.util                   # Cython present, as a building venv has it
-    real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *rest: object() if name == "Cython" else real_find_spec(name, *rest))
     with pytest.raises(module.BuildError, match="building 0123456789ab failed"):
         module.prepare("0123456789abcdef", tmp_path, out=lambda line: None)
     assert not (tree / module.BUILT_STAMP).exists()       # a failed build is not done
