@@ -20,7 +20,7 @@ from genchess.genome import Genome, hand_set_genome
 from genchess.timeman import GuiLag, Limits, allocate
 from genchess_core import Board, STARTING_FEN
 from genchess_core.gasearch import DEFAULT_POOL_NODES, ga_search
-from genchess_core.search import MATE, MATE_THRESHOLD, Searcher
+from genchess_core.searcher import MATE, MATE_THRESHOLD, Searcher
 
 # The `Search` option's values. Engine._search_mode_for decides which one a search
 # runs and which function runs it: Searcher.search for the alpha-beta modes,

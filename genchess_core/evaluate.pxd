@@ -5,7 +5,7 @@ from genchess_core.types cimport U64
 from genchess_core.bitboard cimport gc_prefetch
 from genchess_core.position cimport Position
 from genchess_core.eval_material cimport MaterialParams
-from genchess_core.eval_pvt cimport PvtParams
+from genchess_core.eval_pvt cimport PvtParams, pvt_phase, pvt_quiet_order
 from genchess_core.eval_unified cimport UnifiedParams, UnifiedPawnEntry
 
 cdef enum EvalKind:
@@ -78,6 +78,17 @@ cdef struct EvalParams:
     EvalEntry* eval_cache       # EVAL_CACHE_SIZE entries owned by a Searcher; NULL: none
                                 # (genetic and unified kinds: the costly evaluations)
 
+cdef struct EvalCaches:
+    # One search thread's evaluation caches. Which kind reads which is this module's
+    # business: the search only owns them, and attaches them when a genome loads.
+    PawnEntry* pawn                     # the genetic kind's pawn-structure terms
+    EvalEntry* whole                    # whole evaluations (genetic and unified kinds)
+    UnifiedPawnEntry* unified_pawn      # the unified kind's pawn terms, made when one loads
+
+cdef int eval_caches_new(EvalCaches* c) except -1
+cdef void eval_caches_free(EvalCaches* c) noexcept
+cdef int eval_caches_attach(EvalParams* e, EvalCaches* c) except -1
+
 cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil
 
 cdef inline void eval_prefetch(const EvalParams* e, U64 key) noexcept nogil:
@@ -86,6 +97,19 @@ cdef inline void eval_prefetch(const EvalParams* e, U64 key) noexcept nogil:
     on the cache probe's first read, waiting for memory."""
     if e.eval_cache != NULL:
         gc_prefetch(&e.eval_cache[key & (EVAL_CACHE_SIZE - 1)])
+
+cdef inline int quiet_order_phase(const EvalParams* e, const Position* p) noexcept nogil:
+    """-1 where quiet moves are ordered by the search's statistics; else the genome
+    orders them itself (a PVT genome, by the tapered table value of their destination:
+    Phoenix's use of its tables), and this is the phase quiet_order wants."""
+    return pvt_phase(p) if e.kind == KIND_PVT else -1
+
+
+cdef inline int quiet_order(const EvalParams* e, int piece, int to, int phase) noexcept nogil:
+    """A quiet move's order score by the genome itself (only where quiet_order_phase
+    gave a phase)."""
+    return pvt_quiet_order(&e.pvt, piece, to, phase)
+
 
 cdef void raw_scores(Position* p, const EvalParams* e, int color, double* out) noexcept nogil
 cdef int make_params(EvalParams* e, dict packed) except -1

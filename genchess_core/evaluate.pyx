@@ -12,6 +12,7 @@
 # side to move's score minus the opponent's, in EVAL_SCALE units.
 
 from libc.math cimport pow
+from libc.string cimport memset
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb, popcount,
@@ -23,7 +24,8 @@ from genchess_core.movegen cimport (legal_moves_as, legal_count_and_targets, leg
 from genchess_core.board cimport Board
 from genchess_core.eval_material cimport evaluate_material, material_params
 from genchess_core.eval_pvt cimport evaluate_pvt, pvt_params
-from genchess_core.eval_unified cimport evaluate_unified, unified_params
+from genchess_core.eval_unified cimport evaluate_unified, unified_params, UNIFIED_PAWN_CACHE_SIZE
+from genchess_core.large_pages cimport gc_large_calloc, gc_large_free
 
 cdef const AttackTables* T = attack_tables()
 
@@ -376,6 +378,42 @@ cdef void set_order_values(EvalParams* e, values) except *:
     for k in range(6):
         v = float(values[k]) * EVAL_SCALE
         e.order_values[k] = <int>max(-ORDER_VALUE_LIMIT, min(ORDER_VALUE_LIMIT, v))
+
+
+cdef int eval_caches_new(EvalCaches* c) except -1:
+    c.pawn = <PawnEntry*>gc_large_calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
+    c.whole = <EvalEntry*>gc_large_calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
+    c.unified_pawn = NULL
+    if c.pawn == NULL or c.whole == NULL:
+        eval_caches_free(c)
+        raise MemoryError()
+    return 0
+
+
+cdef void eval_caches_free(EvalCaches* c) noexcept:
+    gc_large_free(c.pawn)
+    gc_large_free(c.whole)
+    gc_large_free(c.unified_pawn)
+    c.pawn = NULL
+    c.whole = NULL
+    c.unified_pawn = NULL
+
+
+cdef int eval_caches_attach(EvalParams* e, EvalCaches* c) except -1:
+    """Give freshly made parameters a thread's caches, emptied: what they hold was
+    computed with the last genome's numbers."""
+    memset(c.pawn, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
+    memset(c.whole, 0, EVAL_CACHE_SIZE * sizeof(EvalEntry))
+    e.pawn_cache = c.pawn
+    e.eval_cache = c.whole
+    if e.kind == KIND_UNIFIED:
+        if c.unified_pawn == NULL:
+            c.unified_pawn = <UnifiedPawnEntry*>gc_large_calloc(UNIFIED_PAWN_CACHE_SIZE, sizeof(UnifiedPawnEntry))
+            if c.unified_pawn == NULL:
+                raise MemoryError()
+        memset(c.unified_pawn, 0, UNIFIED_PAWN_CACHE_SIZE * sizeof(UnifiedPawnEntry))
+        e.unified_pawn_cache = c.unified_pawn
+    return 0
 
 
 cdef int make_params(EvalParams* e, dict packed) except -1:

@@ -64,8 +64,9 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, game_status,
                                     STATUS_ONGOING, STATUS_CHECKMATE, insufficient_material)
 from genchess_core.evaluate cimport evaluate
-from genchess_core.search cimport (SearchState, Searcher, monotonic_seconds, check_limits,
-                                   set_root_moves, mvv_lva, MATE_SCORE, INFINITE_SCORE)
+from genchess_core.search cimport (SearchState, monotonic_seconds, check_limits, mvv_lva,
+                                   MATE_SCORE, INFINITE_SCORE)
+from genchess_core.searcher cimport Searcher, set_root_moves
 from genchess_core.playout cimport xorshift64
 from genchess_core.board cimport Board
 

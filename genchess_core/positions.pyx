@@ -35,8 +35,9 @@ from genchess_core.evaluate cimport EvalParams, evaluate, make_params
 from genchess_core.eval_material cimport material_features
 from genchess_core.eval_unified cimport unified_trace, N_TERMS
 from genchess_core.eval_pvt cimport pvt_phase
-from genchess_core.search cimport (Searcher, SearchState, quiesce, mvv_lva, MATE_BOUND,
-                                   INFINITE_SCORE, USE_QS_SEE, USE_QUIESCENCE)
+from genchess_core.search cimport (SearchState, quiesce, mvv_lva, MATE_BOUND, INFINITE_SCORE,
+                                   USE_QS_SEE, USE_QUIESCENCE)
+from genchess_core.searcher cimport Searcher
 from genchess_core.board cimport Board
 from genchess_core.see cimport see
 

@@ -1,14 +1,14 @@
-# Negamax alpha-beta with PVS, quiescence, TT, ordering, null move, LMR; and the
-# Look Ahead Gene's budget search. Everything per node is C; runs without the GIL.
-# The GA search (gasearch) cimports its state, limit check and capture ordering here.
+# The search's state and what every search mode shares: the feature bits, mate
+# scores, the limit check and capture ordering. Alpha-beta and the budget search
+# are in search.pyx, move picking in movepick.pxd, the Searcher in searcher.pyx;
+# the GA search (gasearch) cimports its state, limit check and capture ordering here.
 
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from genchess_core.types cimport (U64, Move, MAX_PLY, MAX_MOVES, PAWN, FLAG_CAPTURE, FLAG_EP_CAPTURE,
                                   FLAG_PROMO, move_from, move_to, move_flags, move_promo_kind)
 from genchess_core.position cimport Position
-from genchess_core.evaluate cimport EvalParams, PawnEntry, EvalEntry
-from genchess_core.eval_unified cimport UnifiedPawnEntry
+from genchess_core.evaluate cimport EvalParams
 from genchess_core.tt cimport TT
 
 cdef enum:
@@ -132,26 +132,6 @@ cdef inline void check_limits(SearchState* s) noexcept nogil:
 
 
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil
-cdef int search_root(SearchState* s, int depth, int first, double budget, int alpha,
-                     int beta) noexcept nogil
-cdef int set_root_moves(SearchState* s, searchmoves) except -1
-
-
-cdef struct Worker:
-    # One thread of a search: its own state (position, killers, histories, stack)
-    # and evaluation caches; only the hash table is shared (Lazy SMP).
-    SearchState* s
-    PawnEntry* pawn_cache               # the evaluation's pawn-structure cache (genetic kind)
-    EvalEntry* eval_cache               # the evaluation's whole-position cache (genetic, unified kinds)
-    UnifiedPawnEntry* unified_pawn_cache    # the unified kind's pawn cache, made when one loads
-
-
-cdef class Searcher:
-    cdef SearchState* s                 # the main thread's state, workers[0].s
-    cdef Worker* workers                # one per thread, the main thread's first
-    cdef int n_workers
-    cdef object packed                  # the loaded genome's pack(), for threads added later
-    cdef TT tt
-    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
-    cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
-    cdef double soft_deadline           # monotonic seconds; 0: none
+cdef int search_iteration(SearchState* s, int depth, int line, double budget,
+                          int previous) noexcept nogil
+cdef void order_root_by_eval(SearchState* s) noexcept nogil

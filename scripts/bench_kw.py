@@ -26,7 +26,7 @@ from genchess.bench import run_bench
 from genchess.engine import Engine
 from genchess.genome import MaterialGenome, hand_set_genome
 from genchess.train.kendall import KendallConfig, KendallTrainer
-from genchess_core.search import KENDALL_WHITWELL_FEATURES
+from genchess_core.searcher import KENDALL_WHITWELL_FEATURES
 
 TARGET_RATIO = 3.0
 

@@ -4,7 +4,7 @@ Nodes and seconds to reach depth 2, 3, 4, ... (iterative deepening, summed over
 the middle-game positions of comparison_common.middle_game_fens) for minimax,
 alpha-beta, alpha-beta with move ordering, minimax with quiescence, minimax with
 a transposition table, and everything together (today's full search), each a mask
-of the search's feature switches (genchess_core.search.FEATURE_NAMES). A
+of the search's feature switches (genchess_core.searcher.FEATURE_NAMES). A
 configuration stops at the first depth whose predicted time (last time times the
 growth seen so far) is over --cap seconds: plain minimax at depth 6 would take
 hours. Prints two markdown tables and writes docs/search_effort.png.
@@ -20,7 +20,7 @@ import time
 from comparison_common import markdown_table, middle_game_fens, pyplot, save_plot
 from genchess.genome import hand_set_genome
 from genchess_core import Board
-from genchess_core.search import ALL_FEATURES, FEATURE_NAMES, Searcher
+from genchess_core.searcher import ALL_FEATURES, FEATURE_NAMES, Searcher
 
 F = FEATURE_NAMES
 CONFIGS = [

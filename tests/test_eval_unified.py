@@ -17,7 +17,7 @@ from genchess_core import Board
 from genchess_core.eval_unified import TERM_COUNT
 from genchess_core.evaluate import evaluate_board
 from genchess_core.positions import unified_counts
-from genchess_core.search import FEATURE_NAMES, Searcher
+from genchess_core.searcher import FEATURE_NAMES, Searcher
 
 MATERIAL = [100, 300, 310, 500, 900]
 

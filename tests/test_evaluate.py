@@ -22,7 +22,7 @@ import pytest
 from genchess.genome import Genome, hand_set_genome
 from genchess_core import Board
 from genchess_core.evaluate import GENE_PREFIXES, evaluate_board, gene_raw_scores
-from genchess_core.search import MATE_THRESHOLD
+from genchess_core.searcher import MATE_THRESHOLD
 
 SEED = 20251122
 EVAL_SCALE = 1000

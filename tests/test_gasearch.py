@@ -17,7 +17,7 @@ import pytest
 from genchess.genome import hand_set_genome
 from genchess_core import Board
 from genchess_core.gasearch import add_branches, crossover, ga_search, mutate, tree_from_branches
-from genchess_core.search import FEATURE_NAMES, Searcher
+from genchess_core.searcher import FEATURE_NAMES, Searcher
 from engine_helpers import Player, opening_fens, run_match
 
 
@@ -233,7 +233,7 @@ def test_the_engine_alone_decides_which_search_runs_a_mode(searcher):
     # Searcher.search, the GA by ga_search, chosen by the Engine; Searcher.search
     # refuses a mode it does not run instead of running another one.
     from genchess.engine import SEARCH_MODES
-    from genchess_core.search import ALPHA_BETA_MODES
+    from genchess_core.searcher import ALPHA_BETA_MODES
     assert set(SEARCH_MODES) == set(ALPHA_BETA_MODES) | {"ga"}
     with pytest.raises(ValueError, match="'ga'"):
         searcher.search(Board(), max_depth=1, mode="ga")

@@ -13,7 +13,7 @@ from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, TABLE_INDEX
 from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.evaluate import evaluate_board
-from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
+from genchess_core.searcher import ALL_FEATURES, FEATURE_NAMES
 
 TEXTBOOK = Path(__file__).resolve().parents[1] / "genchess" / "genomes" / "pvt-textbook.genome"
 KINDS = {chess.PAWN: "pawn", chess.KNIGHT: "knight", chess.BISHOP: "bishop", chess.ROOK: "rook",

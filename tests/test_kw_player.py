@@ -15,7 +15,7 @@ import pytest
 from genchess.genome import MaterialGenome, hand_set_genome
 from genchess.parallel.worker import GameJob, play_job
 from genchess_core import Board
-from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES as KW, Searcher
+from genchess_core.searcher import ALL_FEATURES, KENDALL_WHITWELL_FEATURES as KW, Searcher
 
 CLASSICAL = (1, 3, 3.25, 5, 9, 0, 0.1)
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"

@@ -14,7 +14,7 @@ import pytest
 from genchess.genome import load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess_core import Board
-from genchess_core.search import Searcher
+from genchess_core.searcher import Searcher
 
 THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 ROLLUP = Path("/proc/self/smaps_rollup")

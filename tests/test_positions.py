@@ -21,7 +21,7 @@ from genchess.fitness.making import game_rng, sample_positions
 from genchess.genome import load_genome
 from genchess_core import Board
 from genchess_core.positions import resolve_quiet
-from genchess_core.search import Searcher
+from genchess_core.searcher import Searcher
 
 GENOMES = sorted((Path(__file__).parents[1] / "genchess" / "genomes").glob("*.genome"))
 

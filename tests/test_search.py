@@ -16,7 +16,7 @@ import pytest
 
 from genchess.engine import Engine, Info, Score
 from genchess.timeman import Limits
-from genchess_core.search import ALL_FEATURES, FEATURE_NAMES
+from genchess_core.searcher import ALL_FEATURES, FEATURE_NAMES
 
 SEED = 424242
 NODE_SLACK = 2048           # the search looks at its node counter every 1024 nodes

@@ -1,6 +1,6 @@
 """Safety of the search's selective heuristics (issue 15).
 
-Every pruning or reduction switch (genchess_core.search.FEATURE_NAMES) must keep
+Every pruning or reduction switch (genchess_core.searcher.FEATURE_NAMES) must keep
 what no search may lose: a mate in one at every depth, and the recapture in
 positions where anything else drops material. The recapture positions come from
 Stockfish games from the openings book: Stockfish 15 at depth 12 prefers the
@@ -15,7 +15,7 @@ import pytest
 from genchess.engine import Engine
 from genchess.timeman import Limits
 from genchess_core.board import Board
-from genchess_core.search import ALL_FEATURES, FEATURE_NAMES, Searcher
+from genchess_core.searcher import ALL_FEATURES, FEATURE_NAMES, Searcher
 
 from genchess.genome.material import MaterialGenome
 from genchess.timeman import Limits

@@ -17,7 +17,7 @@ from genchess.genome.genome_file import GENOMES_DIR
 from genchess.options import MAX_THREADS
 from genchess.timeman import Limits
 from genchess_core import Board
-from genchess_core.search import MATE_THRESHOLD, Searcher
+from genchess_core.searcher import MATE_THRESHOLD, Searcher
 
 MATES = [
     # (FEN, mate in N moves): two mates in 2 (test_uci checks them) and a mate in 3.

@@ -159,7 +159,7 @@ def resolver_for(genome_text: str):
     resolvers = _local.__dict__.setdefault("resolvers", {})
     if genome_text not in resolvers:
         from genchess.genome import parse_genome_text
-        from genchess_core.search import Searcher
+        from genchess_core.searcher import Searcher
         genome = parse_genome_text(genome_text).genomes[0] if genome_text else recipe_genome()
         searcher = Searcher(RESOLVER_HASH_MB)
         searcher.set_genome(genome.pack())

@@ -152,7 +152,7 @@ class PositionSet:
 def pawn_unit(packed: dict) -> float:
     """Internal evaluation units per pawn of a packed genome (what the Searcher uses
     to report centipawns)."""
-    from genchess_core.search import Searcher
+    from genchess_core.searcher import Searcher
     searcher = Searcher(1)
     searcher.set_genome(packed)
     return float(searcher.pawn_unit)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, PIECE_STEP, Gene, PieceStrengthGene, Value
 from .kinds import GenomeError, quote
+from .material import EVAL_SCALE
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec
@@ -157,10 +158,13 @@ class Genome:
         return Genome(self.id if new_id is None else new_id, [gene.copy() for gene in self.genes])
 
     def pack(self) -> dict:
-        """The flat parameter dict for the C evaluation; every key in PACK_KEYS is set."""
+        """The flat parameter dict for the C evaluation: every key in PACK_KEYS, and
+        `pawn_unit`, what a pawn is worth in internal units (the search's margins and
+        its centipawn reports), as every kind says it."""
         params: dict = {}
         for gene in self.genes:
             gene.pack(params)
+        params["pawn_unit"] = params["total_force_priority"] * params["piece_values"][0] * EVAL_SCALE
         return params
 
     def to_text(self) -> str:

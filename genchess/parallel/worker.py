@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from genchess.engine import Engine
 from genchess.genome import parse_genome_text
 from genchess.match import EnginePlayer, GameRecord, TimeControl, play_game
-from genchess_core.search import ALL_FEATURES
+from genchess_core.searcher import ALL_FEATURES
 
 HASH_MB = 8
 MOVE_OVERHEAD_MS = 5      # in-process games lose no time to pipes or GUIs

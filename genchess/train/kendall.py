@@ -62,7 +62,7 @@ from genchess.train.records import (AppendFile, move_aside, read_games_file, rea
                                     set_aside)
 from genchess.train.registry import Method
 from genchess.train.scaffold import TIME_LIMIT, Run
-from genchess_core.search import KENDALL_WHITWELL_FEATURES
+from genchess_core.searcher import KENDALL_WHITWELL_FEATURES
 
 KENDALL_KEYS = [
     Key("population file", "path", "genomes and per-generation populations are written here, "

@@ -50,7 +50,7 @@ from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrain
 from genchess.train.records import read_pool_file
 from genchess.train.registry import build_config, describe_key, read_method, resolve_keys
 from genchess.train.scaffold import start_positions
-from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
+from genchess_core.searcher import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
 
 STUDY_KEYS = [
     Key("study directory", "path", "each factor's run goes to <dir>/scale-<factor>/, the "

@@ -1,0 +1,27 @@
+# The Searcher: one search at a time on one or more threads (Lazy SMP), each thread
+# a Worker with its own state and evaluation caches around the shared hash table.
+
+from genchess_core.search cimport SearchState
+from genchess_core.evaluate cimport EvalCaches
+from genchess_core.tt cimport TT
+
+
+cdef int set_root_moves(SearchState* s, searchmoves) except -1
+
+
+cdef struct Worker:
+    # One thread of a search: its own state (position, killers, histories, stack)
+    # and evaluation caches; only the hash table is shared (Lazy SMP).
+    SearchState* s
+    EvalCaches caches
+
+
+cdef class Searcher:
+    cdef SearchState* s                 # the main thread's state, workers[0].s
+    cdef Worker* workers                # one per thread, the main thread's first
+    cdef int n_workers
+    cdef object packed                  # the loaded genome's pack(), for threads added later
+    cdef TT tt
+    cdef public double pawn_unit        # internal units per pawn, for centipawn reports
+    cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
+    cdef double soft_deadline           # monotonic seconds; 0: none

@@ -1,0 +1,411 @@
+# The Searcher: what Python drives. It owns the hash table and one Worker per
+# thread, loads a genome once into every thread's parameters, and runs iterative
+# deepening one iteration at a time, releasing the GIL for each (so the protocol
+# thread can answer `isready` and `stop` while it thinks) and taking it back between
+# iterations to report. Helper threads (Lazy SMP) run their own iterations on the
+# same root without reporting; only the hash table is shared.
+
+import threading
+
+from libc.stdlib cimport free, calloc, realloc
+from libc.string cimport memset, memcpy
+
+from genchess_core.types cimport *
+from genchess_core.position cimport in_check, move_to_uci
+from genchess_core.movegen cimport generate_legal, GEN_ALL
+from genchess_core.evaluate cimport (evaluate, make_params, eval_caches_new, eval_caches_free,
+                                     eval_caches_attach, EVAL_SCALE, EVAL_LIMIT)
+from genchess_core.tt cimport (TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
+                               tt_store, tt_hashfull, BOUND_EXACT)
+from genchess_core.board cimport Board
+from genchess_core.search cimport *
+from genchess_core.movepick cimport order_moves, demote_losing_captures, pick_move
+
+
+cdef int set_root_moves(SearchState* s, searchmoves) except -1:
+    """Fill s.root_moves with the legal moves of s.pos that `searchmoves` (UCI
+    strings, or None for all) names; return the number of legal moves."""
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_legal(&s.pos, moves, GEN_ALL), i
+    wanted = set(searchmoves) if searchmoves else None
+    s.n_root = 0
+    for i in range(n):
+        if wanted is None or move_to_uci(moves[i]) in wanted:
+            s.root_moves[s.n_root] = moves[i]
+            s.n_root += 1
+    if s.n_root == 0:
+        # searchmoves named no legal move: better any legal move than none.
+        for i in range(n):
+            s.root_moves[i] = moves[i]
+        s.n_root = n
+    return n
+
+
+cdef int new_worker(Worker* w, TT* tt) except -1:
+    w.s = <SearchState*>calloc(1, sizeof(SearchState))
+    if w.s == NULL:
+        raise MemoryError()
+    try:
+        eval_caches_new(&w.caches)
+    except MemoryError:
+        free_worker(w)
+        raise
+    w.s.tt = tt
+    w.s.features = FEATURES_ALL
+    w.s.pawn_value = EVAL_SCALE
+    w.s.material_pawn = EVAL_SCALE
+    return 0
+
+
+cdef void free_worker(Worker* w) noexcept:
+    eval_caches_free(&w.caches)
+    free(w.s)
+    w.s = NULL
+
+
+cdef int load_genome(Worker* w, dict packed, int pawn_value, int material_pawn) except -1:
+    make_params(&w.s.params, packed)
+    eval_caches_attach(&w.s.params, &w.caches)
+    w.s.spec[0] = packed["spec_just_captured"]
+    w.s.spec[1] = packed["spec_can_capture"]
+    w.s.spec[2] = packed["spec_recapture"]
+    w.s.spec[3] = packed["spec_default"]
+    w.s.pawn_value = pawn_value
+    w.s.material_pawn = material_pawn
+    return 0
+
+
+cdef void helper_iterate(SearchState* h, int max_depth, int index, double cap) noexcept nogil:
+    """A helper thread's iterative deepening (Lazy SMP): the main thread's search,
+    without reporting, until stopped; every other helper a ply deeper, so that the
+    threads spread over two depths and fill the shared table with what the main
+    thread will need next."""
+    cdef int depth, d, score, previous = 0
+    for depth in range(1, max_depth + 1):
+        d = min(depth + (index & 1), max_depth)
+        h.qs_ply_limit = <int>(cap * d) if cap > 0 else 0
+        score = search_iteration(h, d, 0, 0.0, previous)
+        if h.stop:
+            return
+        previous = score
+
+
+FEATURE_NAMES = {
+    "alphabeta": USE_ALPHABETA, "ordering": USE_ORDERING, "quiescence": USE_QUIESCENCE,
+    "tt": USE_TT, "null_move": USE_NULL_MOVE, "lmr": USE_LMR,
+    "check_extension": USE_CHECK_EXTENSION, "pvs": USE_PVS, "mate_distance": USE_MATE_DISTANCE,
+    "value_ordering": USE_VALUE_ORDERING, "qs_see": USE_QS_SEE, "rfp": USE_RFP,
+    "futility": USE_FUTILITY, "lmp": USE_LMP, "aspiration": USE_ASPIRATION,
+    "see_ordering": USE_SEE_ORDERING, "delta": USE_DELTA,
+    "countermove": USE_COUNTERMOVE, "history_malus": USE_HISTORY_MALUS, "iir": USE_IIR,
+    "cont_history": USE_CONT_HISTORY, "singular": USE_SINGULAR,
+    "lmr_history": USE_LMR_HISTORY,
+}
+ALL_FEATURES = FEATURES_ALL
+KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
+MATE = MATE_SCORE
+MATE_THRESHOLD = MATE_BOUND
+ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
+
+
+cdef class Searcher:
+    """Owns a search state and its transposition table; one search at a time.
+
+    `search()` runs iterative deepening (or one budget pass), releasing the GIL
+    for each iteration; `stop()` may be called from any thread."""
+
+    # Attributes are declared in search.pxd, so other search modes (gasearch) can use them.
+
+    def __cinit__(self, int hash_mb=16):
+        self.tt.entries = NULL
+        if tt_resize(&self.tt, hash_mb) != 0:
+            raise MemoryError(f"cannot allocate a {hash_mb} MB hash table")
+        self.workers = <Worker*>calloc(1, sizeof(Worker))
+        if self.workers == NULL:
+            raise MemoryError()
+        self.n_workers = 1
+        new_worker(&self.workers[0], &self.tt)
+        self.s = self.workers[0].s
+        self.pawn_unit = EVAL_SCALE
+        self.packed = None
+
+    def __dealloc__(self):
+        if self.workers != NULL:
+            for i in range(self.n_workers):
+                free_worker(&self.workers[i])
+            free(self.workers)
+        tt_free(&self.tt)
+
+    def set_hash(self, int megabytes):
+        if tt_resize(&self.tt, megabytes) != 0:
+            raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
+
+    @property
+    def threads(self):
+        return self.n_workers
+
+    def set_threads(self, int n):
+        """Search on `n` threads (Lazy SMP): the main thread and n - 1 helpers that
+        search the same root on their own state, sharing the hash table."""
+        cdef Worker* grown
+        n = max(1, n)
+        for i in range(n, self.n_workers):
+            free_worker(&self.workers[i])
+        grown = <Worker*>realloc(self.workers, n * sizeof(Worker))
+        if grown == NULL:
+            raise MemoryError()
+        self.workers = grown
+        self.s = self.workers[0].s
+        for i in range(self.n_workers, n):
+            memset(&self.workers[i], 0, sizeof(Worker))
+            self.n_workers = i          # a failure below leaves the ones made so far
+            new_worker(&self.workers[i], &self.tt)
+            self.workers[i].s.features = self.s.features
+            if self.packed is not None:
+                load_genome(&self.workers[i], self.packed, self.s.pawn_value, self.s.material_pawn)
+        self.n_workers = n
+
+    def clear(self):
+        """Forget everything learned: hash table, killers, histories (every thread's)."""
+        cdef SearchState* w
+        tt_clear(&self.tt)
+        for i in range(self.n_workers):
+            w = self.workers[i].s
+            memset(w.killers, 0, sizeof(w.killers))
+            memset(w.history, 0, sizeof(w.history))
+            memset(w.countermoves, 0, sizeof(w.countermoves))
+            memset(w.cont_history, 0, sizeof(w.cont_history))
+
+    def set_genome(self, dict packed):
+        """Load a genome's packed parameters (once per genome, not per search)."""
+        unit = packed["pawn_unit"]      # every kind's pack() says what its pawn is worth
+        self.pawn_unit = unit if unit > 0 else EVAL_SCALE
+        # The margins' pawn: the genome's own unit unless it says otherwise (a unified
+        # genome's `Search pawn:`, set by games; the unit stays what scores are shown in).
+        margin_pawn = packed.get("search_pawn_unit", self.pawn_unit)
+        for i in range(self.n_workers):
+            load_genome(&self.workers[i], packed, <int>min(margin_pawn, EVAL_LIMIT / 16.0),
+                        <int>min(self.pawn_unit, EVAL_LIMIT / 16.0))
+        self.packed = packed
+
+    @property
+    def aspiration_researches(self):
+        """How often the last search's aspiration windows failed and searched again."""
+        return self.s.aspiration_researches
+
+    @property
+    def features(self):
+        return self.s.features
+
+    @features.setter
+    def features(self, int value):
+        for i in range(self.n_workers):
+            self.workers[i].s.features = value
+
+    def stop(self):
+        for i in range(self.n_workers):
+            self.workers[i].s.stop = 1
+
+    def clear_stop(self):
+        """Arm for the next search. Kept out of search() so that a stop arriving
+        between a `go` and the search thread starting is not lost."""
+        self.s.stop = 0
+
+    def set_time_limits(self, soft_time=None, hard_time=None):
+        """(Re)set the time limits, in seconds from now, also while searching (ponderhit)."""
+        now = monotonic_seconds()
+        self.soft_deadline = now + soft_time if soft_time else 0.0
+        self.s.deadline = now + hard_time if hard_time else 0.0
+
+    def progress(self):
+        """(nodes of every thread, seldepth) of the running search; safe to call from
+        another thread."""
+        return self.total_nodes(), self.s.seldepth
+
+    def total_nodes(self):
+        cdef U64 nodes = 0
+        for i in range(self.n_workers):
+            nodes += self.workers[i].s.nodes
+        return nodes
+
+    def _start_helpers(self, int max_depth):
+        """Start the helper threads on the main thread's root (its moves already
+        ordered): each runs its own iterative deepening until stopped."""
+        cdef SearchState* h
+        threads = []
+        for i in range(1, self.n_workers):
+            h = self.workers[i].s
+            h.pos = self.s.pos
+            h.nodes = 0
+            h.seldepth = 0
+            h.stop = 0
+            h.node_limit = 0
+            h.deadline = self.s.deadline            # the hard limit holds for every thread
+            h.mode = MODE_ITERATIVE
+            h.n_root = self.s.n_root
+            memcpy(h.root_moves, self.s.root_moves, self.s.n_root * sizeof(Move))
+            memset(h.killers, 0, sizeof(h.killers))
+            thread = threading.Thread(target=self._helper, args=(i, max_depth), daemon=True,
+                                      name=f"genchess-search-{i}")
+            thread.start()
+            threads.append(thread)
+        return threads
+
+    def _helper(self, int i, int max_depth):
+        cdef SearchState* h = self.workers[i].s
+        cdef double cap = self.quiescence_cap
+        with nogil:
+            helper_iterate(h, max_depth, i, cap)
+
+    def _stop_helpers(self, threads):
+        for i in range(1, self.n_workers):
+            self.workers[i].s.stop = 1
+        for thread in threads:
+            thread.join()
+
+
+    def hashfull(self):
+        return tt_hashfull(&self.tt)
+
+    def evaluate(self, Board board):
+        """The static evaluation of `board` from the side to move's view."""
+        return evaluate(&board.pos, &self.s.params)
+
+    def ordered_moves(self, Board board):
+        """The legal moves of `board` (UCI) in the order this search's ordering
+        tries them, with no hash move or killers: what the features choose."""
+        cdef Move moves[MAX_MOVES]
+        cdef int scores[MAX_MOVES]
+        cdef int n, i
+        self.s.pos = board.pos
+        n = generate_legal(&self.s.pos, moves, GEN_ALL)
+        if self.s.features & (USE_ORDERING | USE_VALUE_ORDERING):
+            order_moves(self.s, moves, scores, n, MOVE_NONE, MAX_PLY - 1, MOVE_NONE, NULL, NULL)
+            if self.s.features & USE_SEE_ORDERING and self.s.features & USE_ORDERING:
+                demote_losing_captures(self.s, moves, scores, n, MOVE_NONE)
+            for i in range(n):
+                pick_move(moves, scores, i, n)
+        return [move_to_uci(moves[i]) for i in range(n)]
+
+    def probe(self, Board board):
+        """(score, move as UCI or None, depth, bound) of `board`'s hash entry, or None."""
+        cdef TTHit hit
+        if not tt_probe(&self.tt, board.pos.key, &hit):
+            return None
+        return hit.score, move_to_uci(hit.move) if hit.move else None, hit.depth, hit.bound
+
+    def tear_entry_for_tests(self, Board board, Board other):
+        """Make `board`'s slot look written by two threads at once: the check word of
+        `board`'s entry with the data word of `other`'s (stored alike): what the
+        table's XOR check exists to refuse."""
+        cdef TTEntry* e = &self.tt.entries[board.pos.key & self.tt.mask]
+        cdef TTEntry* f = &self.tt.entries[other.pos.key & self.tt.mask]
+        e.data = f.data
+
+    def store(self, Board board, int score, int depth):
+        """Put an exact score for `board` (side to move's view) in the hash table,
+        as a search to `depth` would: for tests of the table's depth rule."""
+        tt_store(&self.tt, board.pos.key, score, BOUND_EXACT, depth, MOVE_NONE)
+
+    def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
+               soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
+        """Search `board` and return the last complete result as a dict. Call
+        clear_stop() first: a pending stop() ends this search at once.
+
+        soft_time: start no new iteration after this many seconds; hard_time: abort
+        the search then. In budget mode `depth` counts passes and the passes
+        together spend about `budget_nodes`. Mode `minimax` is iterative deepening
+        with every feature off (plain minimax, no pruning, no quiescence). The result
+        and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
+        lines: [(score, pv as UCI list)] best first."""
+        cdef SearchState* s = self.s
+        cdef Move moves[MAX_MOVES]
+        cdef int features = s.features
+        if mode not in ALPHA_BETA_MODES:
+            raise ValueError(f"Searcher.search runs the modes {', '.join(ALPHA_BETA_MODES)}, "
+                             f"not {mode!r}")
+        if mode == "minimax":
+            s.features = 0
+            try:
+                return self.search(board, max_depth, node_limit, soft_time, hard_time,
+                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration)
+            finally:
+                s.features = features
+        cdef int n, i, depth, line, score = 0, lines_wanted, previous = 0
+        cdef double start = monotonic_seconds(), budget = budget_nodes
+        s.pos = board.pos
+        s.nodes = 0
+        s.seldepth = 0
+        s.aspiration_researches = 0
+        s.node_limit = node_limit
+        self.set_time_limits(soft_time, hard_time)
+        s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
+        tt_new_search(&self.tt)
+        memset(s.killers, 0, sizeof(s.killers))
+        n = set_root_moves(s, searchmoves)
+        result = {"depth": 0, "seldepth": 0, "nodes": 0, "time": 0.0, "hashfull": 0, "lines": []}
+        if s.n_root == 0:
+            if n == 0:
+                result["lines"] = [(-MATE_SCORE if in_check(&s.pos) else DRAW_SCORE, [])]
+            return result
+        with nogil:
+            order_root_by_eval(s)
+        lines_wanted = min(max(multipv, 1), s.n_root)
+        # Lazy SMP: helper threads search the same root until this loop ends.
+        helpers = self._start_helpers(max_depth) if self.n_workers > 1 and s.mode == MODE_ITERATIVE else []
+        try:
+            # Budget mode repeats its pass with a doubled budget (the TT and the sorted
+            # root moves make each pass better ordered) until the move's budget is
+            # spent: alpha-beta cut-offs leave most of a single pass's budget unused.
+            for depth in range(1, max(max_depth, 1) + 1):
+                if s.mode == MODE_BUDGET:
+                    budget = budget_nodes * (2.0 ** (depth - 1))
+                s.qs_ply_limit = <int>(self.quiescence_cap * depth) if self.quiescence_cap > 0 else 0
+                lines = []
+                for line in range(lines_wanted):
+                    with nogil:
+                        score = search_iteration(s, depth, line, budget, previous)
+                    if s.stop and not (line == 0 and s.root_scores[line] > -INFINITE_SCORE):
+                        break
+                    pv = [move_to_uci(s.pv[0][i]) for i in range(s.pv_len[0])]
+                    if not pv or pv[0] != move_to_uci(s.root_moves[line]):
+                        pv = [move_to_uci(s.root_moves[line])]
+                    lines.append((s.root_scores[line], pv))
+                    if s.stop:
+                        break
+                if not lines:
+                    break                     # stopped before anything was learned this iteration
+                # Each MultiPV line is its own search; reductions can leave a later line
+                # scoring above an earlier one, so report them best first.
+                lines.sort(key=lambda line: -line[0])
+                if s.stop and result["lines"] and len(lines) < len(result["lines"]):
+                    lines = lines + result["lines"][len(lines):]
+                elapsed = monotonic_seconds() - start
+                result = {"depth": depth, "seldepth": s.seldepth, "nodes": self.total_nodes(),
+                          "time": elapsed, "hashfull": tt_hashfull(&self.tt), "lines": lines}
+                if on_iteration is not None:
+                    on_iteration(result)
+                if s.stop:
+                    break
+                best_score = previous = lines[0][0]
+                if mate and best_score > MATE_BOUND and (MATE_SCORE - best_score + 1) // 2 <= mate:
+                    break
+                if abs(best_score) > MATE_BOUND and depth >= MATE_SCORE - abs(best_score) + 2:
+                    break                     # a mate is proven; deeper search cannot change it
+                if self.soft_deadline > 0 and monotonic_seconds() >= self.soft_deadline:
+                    break
+                if node_limit and s.nodes >= node_limit:
+                    break
+                if s.mode == MODE_BUDGET and s.nodes >= budget_nodes:
+                    break
+        finally:
+            self._stop_helpers(helpers)
+        if not result["lines"]:
+            # Stopped before any iteration finished: the first root move (the best
+            # of a partial iteration, if any) so that the caller always has a move.
+            result["lines"] = [(0, [move_to_uci(s.root_moves[0])])]
+        result["nodes"] = self.total_nodes()
+        result["time"] = monotonic_seconds() - start
+        return result
+
