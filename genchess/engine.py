@@ -289,9 +289,12 @@ class Engine(BackgroundSearch):
             node_limit = min(node_limit, level_nodes) if node_limit else level_nodes
             multipv = max(multipv, levels.lines_for(self.skill))
 
+        reported = {"nodes": None}
+
         def report(raw):
             if on_info is None:
                 return
+            reported["nodes"] = raw["nodes"]
             t = raw["time"]
             for i, (score, pv) in enumerate(raw["lines"][:self.multipv], start=1):
                 on_info(Info(depth=raw["depth"], seldepth=raw["seldepth"], nodes=raw["nodes"],
@@ -311,6 +314,10 @@ class Engine(BackgroundSearch):
                 node_limit=node_limit, soft_time=budget.soft, hard_time=budget.hard,
                 searchmoves=searchmoves, multipv=multipv, mode=mode,
                 budget_nodes=budget_nodes, mate=limits.mate or 0, on_iteration=report)
+        if reported["nodes"] is not None and raw["nodes"] != reported["nodes"] and raw["depth"]:
+            # Stopped inside an iteration (a node limit, the clock, `stop`): the last
+            # line again with every node searched, so that a GUI's count is the search's.
+            report(raw)
         if raw["time"] > 0.05 and raw["nodes"] > 1000:
             self.nps_estimate = raw["nodes"] / raw["time"]
         score, pv = raw["lines"][0] if raw["lines"] else (0, [])

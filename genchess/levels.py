@@ -6,8 +6,9 @@ is weaker, and not by random blunders:
 
 - **It sees less**: each move gets a node budget that halves every 2.5 skill steps
   below 20 (`nodes_for`), so the search is shallower and misses deeper tactics. The
-  weakest budget is 1024 nodes, the search's node-limit granularity (it looks at its
-  limits every 1024 nodes, which keeps `go nodes` searches as they always were).
+  search keeps to a node limit exactly, so every skill's budget is its own (before
+  2026-11-28 it looked at the limit every 1024 nodes, and skills 0 to 3 searched
+  1024 or 2048 nodes whatever their budgets said).
 - **It settles for a move that looks nearly as good**: the search keeps the best
   `LINES` moves (MultiPV) and the level draws one of them with a probability that
   falls with how much worse its score is, exp(-gap / temperature) (`choose`); the

@@ -122,13 +122,13 @@ cdef inline int mvv_lva(const Position* p, Move m) noexcept nogil:
 
 
 cdef inline void check_limits(SearchState* s) noexcept nogil:
-    """Stop at the node limit or the hard deadline, looked at every CHECK_EVERY + 1
-    nodes: the clock costs more than a node's counting."""
-    if (s.nodes & CHECK_EVERY) == 0:
-        if s.node_limit and s.nodes >= s.node_limit:
-            s.stop = 1
-        elif s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
-            s.stop = 1
+    """Stop at the node limit, to the node: a comparison a node, so that `go nodes N`
+    and the strength levels' budgets mean what they say. The hard deadline is looked
+    at every CHECK_EVERY + 1 nodes only: the clock costs more than a node's counting."""
+    if s.node_limit and s.nodes >= s.node_limit:
+        s.stop = 1
+    elif (s.nodes & CHECK_EVERY) == 0 and s.deadline > 0.0 and monotonic_seconds() >= s.deadline:
+        s.stop = 1
 
 
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil

@@ -448,10 +448,12 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                     reduction = depth - 1 - LMR_MIN_PLIES_LEFT
                 if reduction < 0:
                     reduction = 0
+            # (A stopped search's 0 is no score: it must not start a re-search,
+            # which would count a node past a node limit.)
             score = -negamax(s, new_depth - reduction, -alpha - 1, -alpha, ply + 1, True)
-            if score > alpha and reduction:
+            if score > alpha and reduction and not s.stop:
                 score = -negamax(s, new_depth, -alpha - 1, -alpha, ply + 1, True)
-            if score > alpha and score < beta:
+            if score > alpha and score < beta and not s.stop:
                 score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
         # Step 18. Undo the move and check for a new best move; at a cutoff the
         # statistics learn from it (killers and history for a quiet move).

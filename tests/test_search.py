@@ -19,7 +19,6 @@ from genchess.timeman import Limits
 from genchess_core.searcher import ALL_FEATURES, FEATURE_NAMES
 
 SEED = 424242
-NODE_SLACK = 2048           # the search looks at its node counter every 1024 nodes
 
 MATE_IN_1 = [
     ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", "a1a8"),                     # back rank
@@ -327,11 +326,30 @@ def test_fixed_depth_search_is_deterministic(fen):
 
 
 @pytest.mark.parametrize("mode", ["iterative", "budget"])
-@pytest.mark.parametrize("nodes", [1, 100, 1000, 5000, 30_000])
-def test_node_limit_is_honoured(mode, nodes):
+@pytest.mark.parametrize("nodes", [1, 100, 1000, 1783, 5000, 30_000])
+def test_node_limit_is_exact(mode, nodes):
+    # Not a multiple of the clock's check interval (1024) either: the strength levels'
+    # budgets (1783 nodes at skill 2) must differ from their neighbours'.
     fen = MIDDLEGAMES[1]
     result = search(fen, mode=mode, nodes=nodes)
-    assert result.nodes <= nodes + NODE_SLACK
+    assert result.nodes == nodes
+    assert_legal(chess.Board(fen), result.bestmove)
+
+
+@pytest.mark.parametrize("multipv", [1, 4])
+def test_node_limit_is_exact_with_several_lines_in_every_middlegame(multipv):
+    # A stop inside a late move's reduced search once started its re-search, a node past the limit.
+    for fen in MIDDLEGAMES:
+        for nodes in (1024, 4999, 12_345):
+            assert search(fen, nodes=nodes, multipv=multipv).nodes == nodes, (fen, nodes)
+
+
+@pytest.mark.parametrize("nodes", [100, 1783, 5000])
+def test_the_ga_search_ends_within_a_few_nodes_of_its_limit(nodes):
+    # The GA search finishes the branch it is replaying when the limit comes.
+    fen = MIDDLEGAMES[1]
+    result = search(fen, mode="ga", nodes=nodes)
+    assert nodes <= result.nodes <= nodes + 32
     assert_legal(chess.Board(fen), result.bestmove)
 
 

@@ -196,6 +196,13 @@ def test_analysis_then_stop(launcher):
     assert best.move in board.legal_moves
 
 
+@pytest.mark.parametrize("nodes", [1500, 20_000])
+def test_go_nodes_searches_exactly_that_many_nodes(launcher, nodes):
+    engine = launcher.genchess("uci")
+    info = engine.analyse(chess.Board(KIWIPETE), chess.engine.Limit(nodes=nodes))
+    assert info["nodes"] == nodes
+
+
 def test_multipv_3_gives_three_distinct_first_moves(launcher):
     engine = launcher.genchess("uci")
     board = chess.Board()
