@@ -57,6 +57,22 @@ def cmd_perft(args):
     return 0
 
 
+def cmd_eval(args):
+    from genchess_core import Board, FenError
+    from genchess.explain import explain, format_explanation
+
+    genome = load_genome_or_exit(args.genome, args.genome_id, "genchess eval")
+    try:
+        board = Board(args.fen) if args.fen != "startpos" else Board()
+    except FenError as e:
+        print(f"genchess eval: {e}", file=sys.stderr)
+        return 2
+    name = args.genome or "the default genome (unified.genome)"
+    print(format_explanation(explain(genome, board),
+                         f"{board.fen()}\n{name}, kind {genome.KIND}\n"))
+    return 0
+
+
 def load_genome_or_exit(path, genome_id, prog):
     """The genome a user asked for, or one line on stderr and exit status 2."""
     from genchess.genome import GenomeError, default_genome
@@ -223,6 +239,16 @@ def build_parser():
     p.add_argument("--fen", help="start position (default: the standard start)")
     p.add_argument("--divide", action="store_true", help="print the count below each root move")
     p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("eval", help="a position's static evaluation, term by term",
+                       description="Print the genome's static evaluation of FEN term by term, "
+                                   "as its kind builds it (the unified kind: each term group's "
+                                   "middle-game and end-game value, the phase and the tapered "
+                                   "total), and the total the search uses.")
+    p.add_argument("fen", nargs="?", default="startpos", metavar="FEN",
+                   help="the position (default: the start position)")
+    add_engine_options(p, suppress=True)
+    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("bench", help="search fixed positions to a fixed depth (speed and signature)",
                        description="Search 32 fixed positions to a fixed depth from a cleared hash "

@@ -206,6 +206,13 @@ class UciProtocol:
         except FenError as e:
             raise UciError(f"position not changed: {e}") from None
 
+    def cmd_eval(self, args):
+        """Stockfish's `eval`: the current position's static evaluation, term by term
+        (genchess.explain), as plain lines. Not a UCI command; for people at a terminal."""
+        from genchess.explain import explain, format_explanation
+        for line in format_explanation(explain(self.engine.genome, self.engine.board)).split("\n"):
+            self.send(line)
+
     def cmd_go(self, args):
         if self.engine.is_searching():
             raise UciError("go ignored: already searching")

@@ -15,6 +15,7 @@ import gc
 import importlib.util
 import os
 import queue
+import random
 import shutil
 import signal
 import subprocess
@@ -36,6 +37,26 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DATA = REPO_ROOT / "genchess" / "data"      # openings and tactics users run too
 TEST_DATA = REPO_ROOT / "tests" / "data"            # test-only data (the perft suite)
 
+
+
+# ------------------------------------------------------------------ positions
+
+def random_fens(count, seed=1, captures=0.5):
+    """Varied legal positions (not in check, game not over) from random games that
+    favour captures, so material is often en prise."""
+    rng = random.Random(seed)
+    fens = []
+    while len(fens) < count:
+        board = chess.Board()
+        for _ in range(rng.randrange(6, 140)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            takes = [m for m in moves if board.is_capture(m)]
+            board.push(rng.choice(takes if takes and rng.random() < captures else moves))
+        if not board.is_game_over() and not board.is_check():
+            fens.append(board.fen())
+    return fens
 
 # ------------------------------------------------------------------ launching
 

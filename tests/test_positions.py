@@ -15,7 +15,7 @@ import chess
 import numpy as np
 import pytest
 
-from engine_helpers import genchess_command, peer_engine
+from engine_helpers import genchess_command, peer_engine, random_fens
 from genchess.fitness import PositionSet, load_positions, pawn_unit
 from genchess.fitness.making import game_rng, sample_positions
 from genchess.genome import load_genome
@@ -29,24 +29,6 @@ GENOMES = sorted((Path(__file__).parents[1] / "genchess" / "genomes").glob("*.ge
 def positions_cmd(*args, timeout=120):
     argv, env = genchess_command("positions", *args)
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def random_fens(count, seed=1, captures=0.5):
-    """Varied legal positions (not in check, game not over) from random games that
-    favour captures, so material is often en prise."""
-    rng = random.Random(seed)
-    fens = []
-    while len(fens) < count:
-        board = chess.Board()
-        for _ in range(rng.randrange(6, 140)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            takes = [m for m in moves if board.is_capture(m)]
-            board.push(rng.choice(takes if takes and rng.random() < captures else moves))
-        if not board.is_game_over() and not board.is_check():
-            fens.append(board.fen())
-    return fens
 
 
 # ------------------------------------------------------------------ the set on disk
