@@ -13,7 +13,7 @@ genome, and games per minute of the multi-niche crowding (PVT) trainer.
    real process pool with `--workers` processes, into a temporary database:
    games per minute of wall time.
 
-    python scripts/bench_kinds.py [--depth 6] [--repeats 5] [--unified FILE] [--population 8]
+    python scripts/bench/bench_kinds.py [--depth 6] [--repeats 5] [--unified FILE] [--population 8]
                                   [--game-time 1] [--workers 2] [--no-trainer]
 
 Figures depend on the machine's load: say what else was running when you quote them.
@@ -33,7 +33,7 @@ from genchess.genome import Genome, GenomeError, hand_set_genome, load_genome
 from genchess.train.evolve import blank_genome
 from genchess.train.mnc import MncConfig, MncTrainer
 
-GENOMES = Path(__file__).resolve().parent.parent / "genchess" / "genomes"
+GENOMES = Path(__file__).resolve().parents[2] / "genchess" / "genomes"
 TARGETS = {"pvt": 3.0, "unified": 2.0}
 
 

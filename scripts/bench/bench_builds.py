@@ -1,8 +1,8 @@
 """Nodes per second of `genchess bench` in two or more builds, in one run.
 
-    python scripts/bench_builds.py OLD NEW [MORE ...] [--depth 8] [--rounds 3] [--genome FILE]
+    python scripts/bench/bench_builds.py OLD NEW [MORE ...] [--depth 8] [--rounds 3] [--genome FILE]
 
-Each revision (a commit or branch) is checked out and built as scripts/sprt_builds.py
+Each revision (a commit or branch) is checked out and built as scripts/dev/sprt_builds.py
 does it (in ~/.cache/genchess-builds, reused across runs). Then every build runs
 `genchess bench` once per round, the builds taking turns, so that a change in the
 machine's load falls on all of them alike. The report gives each build's node count
@@ -26,8 +26,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("sprt_builds", HERE / "sprt_builds.py")
+SPRT_BUILDS = Path(__file__).resolve().parents[1] / "dev" / "sprt_builds.py"
+_spec = importlib.util.spec_from_file_location("sprt_builds", SPRT_BUILDS)
 sprt_builds = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sprt_builds)
 

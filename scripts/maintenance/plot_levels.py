@@ -1,7 +1,7 @@
 """Draw the strength levels' measured ratings (genchess.levels.CALIBRATION) against the
 skill, with their 95% intervals (open markers: chained below the ladder) and the UCI_Elo mapping between them: docs/levels.png.
 
-    python scripts/plot_levels.py [OUT.png]
+    python scripts/maintenance/plot_levels.py [OUT.png]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ evaluation is not blamed for counting in other units. The gap between a genome a
 Stockfish's classical evaluation is what a better hand-made-style evaluation could
 still learn; to NNUE, what a static evaluation can know at all.
 
-    python scripts/eval_headroom.py [--genome G ...] [--positions SET] [--limit N] [--stockfish PATH]
+    python scripts/studies/eval_headroom.py [--genome G ...] [--positions SET] [--limit N] [--stockfish PATH]
 
 Needs Stockfish 15.1 or earlier (its `eval` command prints both evaluations;
 apt-get install stockfish). Without it, the genomes alone.
@@ -31,7 +31,7 @@ from genchess.fitness.positions import PositionSetError, load_positions
 from genchess.fitness.scoring import fitted_labels
 from genchess.genome import GenomeError, load_genome
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 GENOMES = REPO / "genchess" / "genomes"
 DEFAULT_GENOMES = [GENOMES / "unified.genome", GENOMES / "evolved.genome", GENOMES / "default.genome"]
 EVAL_LINE = re.compile(r"^(Classical|NNUE|Final) evaluation\s+([+-]?[0-9.]+) \(white side\)")

@@ -1,6 +1,6 @@
 """Write genchess/data/openings_moves.txt: balanced opening lines as UCI moves.
 
-    python scripts/make_move_openings.py [--count 100] [--plies 8] [--depth 12]
+    python scripts/maintenance/make_move_openings.py [--count 100] [--plies 8] [--depth 12]
 
 Engines that cannot set up a position (xboard setboard=0, Fairy-Max) need their
 openings as moves from the start. Each line is a random legal walk of --plies
@@ -18,7 +18,7 @@ from pathlib import Path
 import chess
 import chess.engine
 
-OUT = Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings_moves.txt"
+OUT = Path(__file__).resolve().parents[2] / "genchess" / "data" / "openings_moves.txt"
 
 
 def main() -> int:
@@ -46,7 +46,7 @@ def main() -> int:
             if score.is_mate() or abs(score.score()) > 50:
                 continue
             lines.append(" ".join(m.uci() for m in board.move_stack))
-    OUT.write_text("# Balanced openings as UCI moves from the start (scripts/make_move_openings.py)\n"
+    OUT.write_text("# Balanced openings as UCI moves from the start (scripts/maintenance/make_move_openings.py)\n"
                    + "\n".join(lines) + "\n")
     print(f"{len(lines)} lines written to {OUT}")
     return 0

@@ -6,7 +6,7 @@ Both engines are timed the same way, from process start to the `uciok` line,
 each run a fresh process, alternating between them so that a change in machine
 load hits both. The target for GenChess is a median under 0.5 s. Usage:
 
-    python scripts/bench_startup.py [-n RUNS] [--stockfish PATH]
+    python scripts/bench/bench_startup.py [-n RUNS] [--stockfish PATH]
 """
 
 import argparse
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 TARGET_MEDIAN = 0.5
 
 

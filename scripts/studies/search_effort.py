@@ -9,7 +9,7 @@ configuration stops at the first depth whose predicted time (last time times the
 growth seen so far) is over --cap seconds: plain minimax at depth 6 would take
 hours. Prints two markdown tables and writes docs/search_effort.png.
 
-    nice -n 10 python scripts/search_effort.py [--positions 20] [--max-depth 6] [--cap 120]
+    nice -n 10 python scripts/studies/search_effort.py [--positions 20] [--max-depth 6] [--cap 120]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ leaf move, the figure that matters for search. Stockfish (Debian's `stockfish`
 package) is driven over UCI and timed from `go perft` to its `Nodes searched`
 line, so its start-up is not counted. Usage:
 
-    python scripts/bench_perft.py [--quick]
+    python scripts/bench/bench_perft.py [--quick]
 """
 
 import argparse

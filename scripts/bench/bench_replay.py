@@ -10,7 +10,7 @@ which is what makes the repetition check work). The check runs on the trainer, n
 the share says how much of one core the trainer spends checking per core of
 games. Usage:
 
-    python scripts/bench_replay.py [--games 20] [--seconds 0.5]
+    python scripts/bench/bench_replay.py [--games 20] [--seconds 0.5]
 """
 
 import argparse
@@ -23,7 +23,7 @@ from pathlib import Path
 try:
     import genchess_core.board  # noqa: F401  (an installed or in-place-built GenChess)
 except ImportError:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from genchess.genome import Genome  # noqa: E402
 from genchess.match import play_game  # noqa: E402

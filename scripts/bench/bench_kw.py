@@ -9,7 +9,7 @@
 2. Games per minute of the evolution at depth 3 with two worker processes: one
    generation of a fresh population in a scratch directory.
 
-    python scripts/bench_kw.py [--depth 5] [--population 20] [--workers 2]
+    python scripts/bench/bench_kw.py [--depth 5] [--population 20] [--workers 2]
 
 A speed figure depends on what else runs on the machine: note the load.
 """

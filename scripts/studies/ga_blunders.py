@@ -9,7 +9,7 @@ as +-100000 cp. Prints the table, the blunder count of each search, and how larg
 the GA's reservation tree grew (a tree that reaches --ga-nodes stops the GA early,
 so more time cannot help it).
 
-    nice -n 10 python scripts/ga_blunders.py [--movetime 1000] [--sf-depth 14] [--level 1]
+    nice -n 10 python scripts/studies/ga_blunders.py [--movetime 1000] [--sf-depth 14] [--level 1]
                                              [--genome FILE] [--ga-nodes N]
 
 Needs Stockfish (apt-get install stockfish; looked for on PATH and in /usr/games).

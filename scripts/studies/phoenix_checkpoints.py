@@ -1,7 +1,7 @@
 """The strength of a Phoenix run along the way: the best chromosome of every Nth
 generation plays a match against a reference genome (the textbook tables).
 
-    python scripts/phoenix_checkpoints.py phoenix.db --every 100 \\
+    python scripts/studies/phoenix_checkpoints.py phoenix.db --every 100 \\
         --against genchess/genomes/pvt-textbook.genome --games 40 --tc 10+0.1 --out checkpoints
 
 For each generation g that is a multiple of --every (0 is the random start) and the

@@ -13,7 +13,7 @@
    games a generation: 1.5 games per genome evaluated).
 3. The ratio: genome evaluations per hour, positions against games.
 
-    python scripts/bench_fitness.py [--set genchess/data/positions.epd.gz] [--population 24]
+    python scripts/bench/bench_fitness.py [--set genchess/data/positions.epd.gz] [--population 24]
                                     [--repeats 3] [--seconds 60] [--workers 2]
 
 Figures depend on the machine's load: run it alone and say what else was running.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 try:
     import genchess_core.board  # noqa: F401  (an installed or in-place-built GenChess)
 except ImportError:

@@ -1,6 +1,6 @@
 """What the search-comparison scripts share: positions, engines, matches, tables, plots.
 
-The comparisons (scripts/search_effort.py, ga_matches.py, ga_blunders.py) reproduce
+The comparisons (scripts/studies/search_effort.py, ga_matches.py, ga_blunders.py) reproduce
 tables of Kendall and Whitwell (2001) and Dehghani and Babamir (2017) on our
 engine. Middle-game positions are derived, not shipped: the first openings of
 genchess/data/openings.epd, each played on for a few half-moves by the full search
@@ -24,7 +24,7 @@ from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.gasearch import DEFAULT_POOL_NODES
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "genchess" / "data"
 DOCS = REPO / "docs"
 

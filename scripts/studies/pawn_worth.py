@@ -9,7 +9,7 @@ averaged, by game phase (pieces other than pawns and kings on the board: 14 at t
 start). The middle game is where the margins do their work; a unified genome's
 `Search pawn:` line is the number to set from it (docs/unified.md).
 
-    python scripts/pawn_worth.py [--genome FILE] [--positions FILE.epd[.gz]] [--limit N]
+    python scripts/studies/pawn_worth.py [--genome FILE] [--positions FILE.epd[.gz]] [--limit N]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from genchess.genome import GenomeError, load_genome
 from genchess_core import Board
 from genchess_core.evaluate import evaluate_boards
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PHASES = [("opening and middle game (11-14 pieces)", 11, 14), ("middle game (7-10)", 7, 10),
           ("late middle game (3-6)", 3, 6), ("end game (0-2)", 0, 2)]
 

@@ -1,7 +1,7 @@
 """SPRT of one build of GenChess against another, the way each search change is tested.
 
-    python scripts/sprt_builds.py OLD NEW [--elo0 0 --elo1 10] [--tc 10+0.1] [--pgn FILE] [--resume]
-    python scripts/sprt_builds.py OLD NEW1 NEW2 ... --pgn-dir DIR [--resume]
+    python scripts/dev/sprt_builds.py OLD NEW [--elo0 0 --elo1 10] [--tc 10+0.1] [--pgn FILE] [--resume]
+    python scripts/dev/sprt_builds.py OLD NEW1 NEW2 ... --pgn-dir DIR [--resume]
 
 OLD and NEW are git revisions (commits, branches). Each gets a detached git worktree
 under --builds (default ~/.cache/genchess-builds/<commit>) with its Cython core
@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 try:
     from genchess.adjudication import FISHTEST
 except ImportError:

@@ -8,8 +8,8 @@ what the group contributes to predicting the labels: a hint of where the evaluat
 strength lies, never its Elo (games decide: `--write GROUP --out FILE` writes the
 genome with that group off, for a match against the whole one).
 
-    python scripts/term_groups.py [--genome G] [--positions SET] [--labels mentor|result]
-    python scripts/term_groups.py --write threats --out no-threats.genome
+    python scripts/studies/term_groups.py [--genome G] [--positions SET] [--labels mentor|result]
+    python scripts/studies/term_groups.py --write threats --out no-threats.genome
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from genchess.fitness.positions import PositionSetError, load_positions
 from genchess.fitness.scoring import PositionFitness, fitted_labels
 from genchess.genome import GenomeError, UnifiedGenome, load_genome
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 # The parts switched off, each a list of the kind's groups (unified.FAMILIES or TERMS names).
 PARTS = {
     "piece-square tables": ["tables"],
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
         if not args.out:
             sys.exit("term_groups: --write needs --out FILE")
         off = genome.with_numbers(switched_off(genome, PARTS[args.write]), genome.id)
-        Path(args.out).write_text(f"# {args.genome} with {args.write} off (scripts/term_groups.py)\n"
+        Path(args.out).write_text(f"# {args.genome} with {args.write} off (scripts/studies/term_groups.py)\n"
                                   + off.to_text())
         print(f"wrote {args.out}")
         return 0

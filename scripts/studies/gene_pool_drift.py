@@ -15,7 +15,7 @@ run's games (50%: the games do not select piece values). The same founder count,
 kept for every gene, shows whether the games select any gene at all: a selected gene
 sweeps the pools sooner than the coin runs' genes do.
 
-    python scripts/gene_pool_drift.py quick-pool.txt [--runs 200] [--out drift]
+    python scripts/studies/gene_pool_drift.py quick-pool.txt [--runs 200] [--out drift]
 
 writes drift.md (the tables), drift.png and drift-genes.png (when each gene fixed).
 The coin runs use the pool file's own config values given on the command line

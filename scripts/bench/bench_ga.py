@@ -9,7 +9,7 @@ tree per second, tree nodes grown per second, and moves made per second (the
 and capture searches on new leaves), with the alpha-beta search's nodes per
 second as the peer and the ratio of the two.
 
-    python scripts/bench_ga.py [--positions 8] [--movetime 2]
+    python scripts/bench/bench_ga.py [--positions 8] [--movetime 2]
 
 Run it on a quiet machine; the figures scale with what else is running.
 """
@@ -26,7 +26,7 @@ try:
 except ImportError:
     # Only a checkout without an install goes on sys.path, after the installed
     # GenChess would have been found: processes this one spawns inherit sys.path.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from genchess.bench import BENCH_POSITIONS  # noqa: E402
 from genchess.engine import Engine  # noqa: E402

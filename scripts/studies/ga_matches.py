@@ -14,9 +14,9 @@ table (W/D/L and the GA's score %) and writes docs/ga_vs_depth.png.
 (two-ply branches), both at --movetime (Table 6), with level 2's Elo and its 95%
 interval from the game pairs.
 
-    nice -n 10 python scripts/ga_matches.py depth [--games 20] [--minimax-depths 2 3 4]
+    nice -n 10 python scripts/studies/ga_matches.py depth [--games 20] [--minimax-depths 2 3 4]
                                                   [--alphabeta-depths 2 3 4 5 6 7]
-    nice -n 10 python scripts/ga_matches.py levels [--games 20] [--movetime 100]
+    nice -n 10 python scripts/studies/ga_matches.py levels [--games 20] [--movetime 100]
     (both: [--genome FILE] [--ga-nodes N] [--verbose])
 """
 

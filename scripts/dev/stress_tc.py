@@ -1,8 +1,8 @@
 """Clock stress: does GenChess ever lose on time, play an illegal move or crash?
 
-    python scripts/stress_tc.py                              # 1000 self-play games at 1+0.01, 200 at 10+0.1 vs Stockfish
-    python scripts/stress_tc.py --selfplay 40 --stockfish 4  # a quick look
-    python scripts/stress_tc.py --search budget --player turing
+    python scripts/dev/stress_tc.py                              # 1000 self-play games at 1+0.01, 200 at 10+0.1 vs Stockfish
+    python scripts/dev/stress_tc.py --selfplay 40 --stockfish 4  # a quick look
+    python scripts/dev/stress_tc.py --search budget --player turing
 
 cutechess-cli is the referee, with no grace on the clock (timemargin=0) and two games
 at a time, as in a tournament on a two-core machine. Self-play games run at a very
@@ -26,8 +26,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent
-REPO_ROOT = SCRIPTS.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 OPENINGS = REPO_ROOT / "genchess" / "data" / "openings.epd"
 
 try:

@@ -6,7 +6,7 @@ python-chess and compared with the bm list, check marks (+, #) and annotation
 marks (!, ?) stripped on both sides. A line that cannot be used is reported with
 its line number and skipped; it does not count in the total.
 
-    python scripts/tactics.py genchess/data/tactics.epd [--movetime MS] [--genome FILE]
+    python scripts/bench/tactics.py genchess/data/tactics.epd [--movetime MS] [--genome FILE]
                               [--search iterative|budget] [--limit N]
 """
 

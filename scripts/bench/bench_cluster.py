@@ -17,7 +17,7 @@ second measure gives the overhead on identical work: the same fixed-depth game
 jobs (deterministic, so every executor plays exactly the same games) through
 `executors.completed`, local processes against the 2-worker cluster. Usage:
 
-    python scripts/bench_cluster.py [--seconds 60] [--jobs 40]
+    python scripts/bench/bench_cluster.py [--seconds 60] [--jobs 40]
 """
 
 import argparse
@@ -31,7 +31,7 @@ try:
 except ImportError:
     # Only a checkout without an install goes on sys.path, after the installed
     # GenChess would have been found: processes this one spawns inherit sys.path.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from genchess.parallel import executors  # noqa: E402
 from genchess.train.gene_pool import GenePoolTrainer  # noqa: E402
@@ -101,7 +101,7 @@ def fixed_jobs(count: int):
 
     a = hand_set_genome().to_text()
     b = load_genome(DEFAULT_GENOME_PATH.parent / "material.genome").to_text()
-    fens = read_start_positions(Path(__file__).resolve().parents[1] / "genchess" / "data" / "openings.epd")
+    fens = read_start_positions(Path(__file__).resolve().parents[2] / "genchess" / "data" / "openings.epd")
     return [GameJob(0, 0, n, n + 1, *((a, b) if n % 2 else (b, a)), fens[n // 2], 0.0, "iterative",
                     depth=4) for n in range(count)]
 

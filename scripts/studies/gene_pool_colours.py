@@ -7,7 +7,7 @@ pool does and lets each pair play twice with colours swapped, through the traine
 own game job (genchess.parallel.worker.play_job: the same engines, clock and rules),
 so any excess for one colour is the game loop's, the clock's or the search's.
 
-    python scripts/gene_pool_colours.py [--pairs 300] [--seconds 1 | --nodes 4000] [--seed 1]
+    python scripts/studies/gene_pool_colours.py [--pairs 300] [--seconds 1 | --nodes 4000] [--seed 1]
 
 prints white's and black's wins as it goes and white's share of the decisive games
 with its 95% interval; 50% inside the interval: no colour is favoured.

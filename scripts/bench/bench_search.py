@@ -11,7 +11,7 @@ counts search and quiescence nodes, sunfish counts calls of its `bound()` (which
 also takes in its quiescence search), so the ratio compares like with like.
 Time to depth 8 from the start position (hand-set genome) closes the report.
 
-    python scripts/bench_search.py [--movetime MS] [--no-sunfish]
+    python scripts/bench/bench_search.py [--movetime MS] [--no-sunfish]
 
 With the default 500 ms the run takes about a minute (3 x 32 searches).
 """
@@ -29,7 +29,7 @@ from genchess.engine import Engine
 from genchess.genome import Genome, hand_set_genome, load_genome, write_genome
 from genchess.timeman import Limits
 
-MATERIAL_GENOME_PATH = Path(__file__).resolve().parent.parent / "genchess" / "genomes" / "material.genome"
+MATERIAL_GENOME_PATH = Path(__file__).resolve().parents[2] / "genchess" / "genomes" / "material.genome"
 START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 TARGET_NPS = 500_000
 TARGET_RATIO = 30.0

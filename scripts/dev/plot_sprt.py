@@ -2,7 +2,7 @@
 match's PGN (as `genchess match --pgn` writes it, plain or gzipped; a running
 match's file too), drawn as a PNG and summed up as a markdown table.
 
-    python scripts/plot_sprt.py MATCH.pgn [--engine NAME] [--sprt elo0=0 elo1=10]
+    python scripts/dev/plot_sprt.py MATCH.pgn [--engine NAME] [--sprt elo0=0 elo1=10]
                                 [--out MATCH.png]
 
 Games count in the order they finished (the file's order) and a pair counts once
