@@ -18,7 +18,8 @@ from urllib.parse import unquote
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")), REPO_ROOT / "scripts" / "README.md"]
+PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")),
+         *sorted((REPO_ROOT / "docs" / "studies").glob("*.md")), REPO_ROOT / "scripts" / "README.md"]
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 CODE_SPAN = re.compile(r"`[^`\n]*`")

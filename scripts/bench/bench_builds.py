@@ -84,7 +84,7 @@ def run_bench(tree: Path, depth: int, genome: Path | None = None) -> tuple[int, 
 
 
 def spaced(n: float) -> str:
-    """1218160 as 1 218 160, the way docs/search-elo.md writes speeds."""
+    """1218160 as 1 218 160, the way docs/studies/search-elo.md writes speeds."""
     return f"{n:,.0f}".replace(",", " ")
 
 

@@ -12,7 +12,7 @@ the hand-set genome (genomes/default.genome of the OLD build), or the genome fil
 `genchess match` with strict clocks, game pairs and the SPRT, and fishtest's score
 adjudication (`--resign movecount=3 score=400 --draw movenumber=34 movecount=8
 score=20`; `--no-adjudication` plays every game out); `--resume` continues a match
-from its PGN (an SPRT of hundreds of games spans sittings). docs/search-elo.md
+from its PGN (an SPRT of hundreds of games spans sittings). docs/studies/search-elo.md
 records the results.
 
 With more than two revisions the script runs a chain of stacked steps: NEW1

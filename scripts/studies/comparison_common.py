@@ -26,7 +26,7 @@ from genchess_core.gasearch import DEFAULT_POOL_NODES
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "genchess" / "data"
-DOCS = REPO / "docs"
+DOCS = REPO / "docs" / "studies"   # the comparisons' plots sit beside their page
 
 
 def epd_positions(path: Path) -> list[tuple[str, dict[str, str]]]:
@@ -74,7 +74,7 @@ def middle_game_fens(count: int = 20, plies: int = 6) -> list[str]:
 def make_engine(mode: str = "iterative", ga_level: int = 1, hash_mb: int = 16,
                 genome: Genome | None = None, ga_nodes: int = DEFAULT_POOL_NODES) -> Engine:
     """An engine in search `mode` with `genome` (None: the hand-set genome, as the
-    comparisons on docs/search-comparisons.md were made)."""
+    comparisons on docs/studies/search-comparisons.md were made)."""
     engine = Engine(genome, hash_mb=hash_mb, search_mode=mode)
     engine.ga_init_level = ga_level
     engine.ga_nodes = ga_nodes

@@ -8,7 +8,7 @@ Budgets are matched per depth before the match: the opponent's mean time for a
 fixed-depth search over the middle-game positions (comparison_common) becomes
 the GA's fixed time per move (never below --min-ms). Each opening is played twice,
 colours swapped; a game still going at --max-plies is a draw. Prints a markdown
-table (W/D/L and the GA's score %) and writes docs/ga_vs_depth.png.
+table (W/D/L and the GA's score %) and writes docs/studies/ga_vs_depth.png.
 
 `levels`: the GA with initial population level 1 (root moves) against level 2
 (two-ply branches), both at --movetime (Table 6), with level 2's Elo and its 95%

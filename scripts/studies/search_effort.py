@@ -7,7 +7,7 @@ a transposition table, and everything together (today's full search), each a mas
 of the search's feature switches (genchess_core.search.FEATURE_NAMES). A
 configuration stops at the first depth whose predicted time (last time times the
 growth seen so far) is over --cap seconds: plain minimax at depth 6 would take
-hours. Prints two markdown tables and writes docs/search_effort.png.
+hours. Prints two markdown tables and writes docs/studies/search_effort.png.
 
     nice -n 10 python scripts/studies/search_effort.py [--positions 20] [--max-depth 6] [--cap 120]
 """
