@@ -1,6 +1,6 @@
-"""Every relative link in the repository's pages (README.md, docs/ with its studies, the
-scripts' index) names a file that exists, and every #anchor a heading of the page it
-points to.
+"""Every relative link in the repository's pages (README.md, docs/ with its studies and
+the games' manifest, the scripts' index, the lab's README) names a file that exists, and
+every #anchor a heading of the page it points to.
 
 The README is an overview that sends readers to docs/ pages, and those pages link to
 each other, to their plots and to the games in docs/matches/. Moving a file or
@@ -18,8 +18,8 @@ from urllib.parse import unquote
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")),
-         *sorted((REPO_ROOT / "docs" / "studies").glob("*.md")), REPO_ROOT / "scripts" / "README.md"]
+PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md")),
+         REPO_ROOT / "scripts" / "README.md", *sorted((REPO_ROOT / "lab").rglob("*.md"))]
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -85,7 +85,7 @@ def test_the_readme_links_to_every_other_page():
     """A page nobody links to is a page nobody finds."""
     linked = {(REPO_ROOT / unquote(t.partition("#")[0])).resolve()
               for t in links(REPO_ROOT / "README.md")}
-    missing = [p.name for p in PAGES[1:] if p.resolve() not in linked]
+    missing = [shown(p) for p in PAGES[1:] if p.resolve() not in linked]
     assert missing == []
 
 
