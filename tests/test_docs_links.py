@@ -89,6 +89,17 @@ def test_the_readme_links_to_every_other_page():
     assert missing == []
 
 
+def test_the_manifest_lists_every_games_file():
+    """docs/matches/ keeps only games that back a figure, each with its row in the manifest
+    (which links it, so the links' test sees a row whose file is gone)."""
+    matches = REPO_ROOT / "docs" / "matches"
+    manifest = matches / "MANIFEST.md"
+    listed = {(manifest.parent / unquote(t.partition("#")[0])).resolve() for t in links(manifest)}
+    unlisted = [shown(p) for p in sorted(matches.rglob("*")) if p.is_file() and p != manifest
+                and p.resolve() not in listed]
+    assert unlisted == []
+
+
 def test_the_checker_sees_broken_links_and_anchors(tmp_path):
     page = tmp_path / "page.md"
     (tmp_path / "other.md").write_text("# Other page\n\n## `genchess match` (10+0.1)\n")
