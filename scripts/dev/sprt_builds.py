@@ -12,14 +12,14 @@ the hand-set genome (genomes/default.genome of the OLD build), or the genome fil
 `genchess match` with strict clocks, game pairs and the SPRT, and fishtest's score
 adjudication (`--resign movecount=3 score=400 --draw movenumber=34 movecount=8
 score=20`; `--no-adjudication` plays every game out); `--resume` continues a match
-from its PGN (an SPRT of hundreds of games spans sittings). docs/studies/search-elo.md
+from its PGN (an SPRT of hundreds of games may be stopped and resumed many times). docs/studies/search-elo.md
 records the results.
 
 With more than two revisions the script runs a chain of stacked steps: NEW1
 against OLD, then NEW2 against NEW1 if NEW1 passed (H1), and so on, stopping at
 the first step that does not pass (that one is dropped and the next rebased by
 hand). Each pair's games go to DIR/sprt-<NEW>.pgn; --resume continues each pair
-from its PGN where one exists, so a chain spans sittings too.
+from its PGN where one exists, so a chain resumes too.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def prepare(commit: str, builds: Path, out=print) -> Path:
                               capture_output=True, text=True)
         if done.returncode != 0:
             raise BuildError(f"git worktree add {tree}: {done.stderr.strip()}")
-    # A build counts as done only once it finished: one interrupted half-way (a sitting
-    # that ended, a killed chain) leaves some modules compiled, some missing or cut
+    # A build counts as done only once it finished: one interrupted half-way (a machine
+    # shut down, a killed chain) leaves some modules compiled, some missing or cut
     # short, and is built again from scratch (--force: a cut-short file looks new).
     stamp = tree / BUILT_STAMP
     if not stamp.exists():
