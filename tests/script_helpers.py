@@ -14,17 +14,17 @@ SHIPPED_SET = REPO_ROOT / "genchess" / "data" / "positions.epd.gz"
 
 
 def run_script(name: str, *args, cwd=None, timeout: int = 600) -> subprocess.CompletedProcess:
-    """scripts/NAME with these arguments, in a fresh interpreter (in `cwd` if given);
-    output captured."""
+    """scripts/NAME (`studies/pawn_worth.py`: the folder too) with these arguments, in
+    a fresh interpreter (in `cwd` if given); output captured."""
     return subprocess.run([sys.executable, str(SCRIPTS / name), *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
 
 
 def load_script(script) -> object:
-    """A script (scripts/NAME, or any path) imported as a module, for tests of its
-    functions. It is registered in sys.modules under its stem, where dataclasses
-    look their module up."""
-    path = Path(script) if "/" in str(script) else SCRIPTS / script
+    """A script (scripts/NAME as run_script names it, or an absolute path) imported as a
+    module, for tests of its functions. It is registered in sys.modules under its stem,
+    where dataclasses look their module up."""
+    path = Path(script) if Path(script).is_absolute() else SCRIPTS / script
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[path.stem] = module

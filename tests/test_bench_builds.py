@@ -1,4 +1,4 @@
-"""scripts/bench_builds.py: nodes per second of several builds, taking turns.
+"""scripts/bench/bench_builds.py: nodes per second of several builds, taking turns.
 
 Building a worktree takes minutes, so the default run checks the parts (reading
 `genchess bench`'s summary, the report's ratios, bad input); the slow test builds
@@ -14,7 +14,7 @@ import pytest
 from script_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "scripts" / "bench_builds.py"
+SCRIPT = REPO / "scripts" / "bench" / "bench_builds.py"
 
 pytestmark = pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs the git repository")
 

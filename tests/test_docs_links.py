@@ -1,8 +1,9 @@
-"""Every relative link in README.md and docs/*.md names a file that exists, and every
-#anchor a heading of the page it points to.
+"""Every relative link in the repository's pages (README.md, docs/ with its studies and
+the games' manifest, the scripts' index, the lab's README) names a file that exists, and
+every #anchor a heading of the page it points to.
 
 The README is an overview that sends readers to docs/ pages, and those pages link to
-each other, to their plots and to the games in docs/matches/. Moving a section or
+each other, to their plots and to the games in docs/matches/. Moving a file or
 renaming a heading silently breaks such links (GitHub shows a 404 or lands at the
 top of the page), so they are checked here. Web links are not fetched: a test must
 not need the network.
@@ -17,7 +18,8 @@ from urllib.parse import unquote
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").rglob("*.md")),
+         REPO_ROOT / "scripts" / "README.md", *sorted((REPO_ROOT / "lab").rglob("*.md"))]
 
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
 CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -79,12 +81,23 @@ def test_relative_links_resolve(page):
     assert broken(page) == []
 
 
-def test_the_readme_links_to_every_docs_page():
+def test_the_readme_links_to_every_other_page():
     """A page nobody links to is a page nobody finds."""
     linked = {(REPO_ROOT / unquote(t.partition("#")[0])).resolve()
               for t in links(REPO_ROOT / "README.md")}
-    missing = [p.name for p in PAGES[1:] if p.resolve() not in linked]
+    missing = [shown(p) for p in PAGES[1:] if p.resolve() not in linked]
     assert missing == []
+
+
+def test_the_manifest_lists_every_games_file():
+    """docs/matches/ keeps only games that back a figure, each with its row in the manifest
+    (which links it, so the links' test sees a row whose file is gone)."""
+    matches = REPO_ROOT / "docs" / "matches"
+    manifest = matches / "MANIFEST.md"
+    listed = {(manifest.parent / unquote(t.partition("#")[0])).resolve() for t in links(manifest)}
+    unlisted = [shown(p) for p in sorted(matches.rglob("*")) if p.is_file() and p != manifest
+                and p.resolve() not in listed]
+    assert unlisted == []
 
 
 def test_the_checker_sees_broken_links_and_anchors(tmp_path):

@@ -84,7 +84,7 @@ def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path, labelled_s
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     whole.mkdir(), parts.mkdir()
     assert run(write_config(whole, labelled_set, optimiser=optimiser)) == 0
-    # In sittings: 4 generations, then on to 7; then the state of generation 4 put
+    # In parts: 4 generations, then on to 7; then the state of generation 4 put
     # back, as if the run had been killed after writing generations 5-7's records
     # but before their state: nothing is written twice; then on to 12.
     assert run(write_config(parts, labelled_set, optimiser=optimiser, generations=4)) == 0

@@ -1,4 +1,4 @@
-"""scripts/ga_matches.py and scripts/ga_blunders.py: the GA search's paper numbers
+"""scripts/studies/ga_matches.py and scripts/studies/ga_blunders.py: the GA search's paper numbers
 (Dehghani and Babamir's Table 6 and Table 4), with a genome and a node pool of
 the user's choosing."""
 
@@ -16,7 +16,7 @@ UNIFIED = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
 
 def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial(tmp_path):
     pgn = tmp_path / "levels.pgn"
-    done = run_script("ga_matches.py", "levels", "--games", 2, "--movetime", 20, "--max-plies", 16,
+    done = run_script("studies/ga_matches.py", "levels", "--games", 2, "--movetime", 20, "--max-plies", 16,
                       "--genome", UNIFIED, "--ga-nodes", 20000, "--pgn", pgn)
     assert done.returncode == 0, done.stderr
     header, _, row = done.stdout.strip().splitlines()[-3:]
@@ -40,12 +40,12 @@ def test_the_level_match_prints_level_2s_elo_with_its_interval_and_pentanomial(t
 def test_a_bad_genome_or_pool_size_is_one_line_naming_it(tmp_path):
     bad = tmp_path / "bad.genome"
     bad.write_text("Kind: material\nnot a gene\n")
-    done = run_script("ga_matches.py", "levels", "--games", 2, "--genome", bad)
+    done = run_script("studies/ga_matches.py", "levels", "--games", 2, "--genome", bad)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "bad.genome" in done.stderr and len(done.stderr.strip().splitlines()) == 1
-    done = run_script("ga_matches.py", "levels", "--games", 2, "--ga-nodes", 1)
+    done = run_script("studies/ga_matches.py", "levels", "--games", 2, "--ga-nodes", 1)
     assert done.returncode != 0 and "Traceback" not in done.stderr and "--ga-nodes" in done.stderr
-    done = run_script("ga_matches.py", "levels", "--games", 2, "--pgn", tmp_path / "no" / "g.pgn")
+    done = run_script("studies/ga_matches.py", "levels", "--games", 2, "--pgn", tmp_path / "no" / "g.pgn")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--pgn" in done.stderr and "g.pgn" in done.stderr
 
@@ -60,7 +60,7 @@ def test_the_blunder_check_counts_blunders_and_says_when_the_ga_pool_filled(tmp_
     # A hanging queen (any search takes it) and the start position.
     epd.write_text('4k3/8/8/3q4/8/8/3R4/4K3 w - - id "queen";\n'
                    'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id "start";\n')
-    done = run_script("ga_blunders.py", "--epd", epd, "--movetime", 200, "--sf-depth", 6,
+    done = run_script("studies/ga_blunders.py", "--epd", epd, "--movetime", 200, "--sf-depth", 6,
                       "--ga-nodes", 300)
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -88,6 +88,6 @@ def test_a_stockfish_that_does_not_start_is_one_line_naming_it(tmp_path, monkeyp
     fake.write_text("#!/bin/sh\nexit 0\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
-    done = run_script("ga_blunders.py", "--movetime", 10)
+    done = run_script("studies/ga_blunders.py", "--movetime", 10)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert str(fake) in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -72,11 +72,11 @@ def run_gauntlet_cli(*args):
 
 def test_a_resumed_gauntlet_counts_each_opponents_games_and_plays_the_rest(tmp_path):
     config, pgn, out = gauntlet_config(tmp_path), tmp_path / "g.pgn", str(tmp_path / "out")
-    # First sitting: only the games against Random.
+    # The first run: only the games against Random.
     first = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", out, "--opponents", "random")
     assert first.returncode == 0, first.stderr + first.stdout
     assert pgn.read_text().count("[Round ") == 2
-    # Second sitting: Random's two games are counted, not replayed; Turing's are played.
+    # The second: Random's two games are counted, not replayed; Turing's are played.
     second = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", out, "--resume")
     assert second.returncode == 0, second.stderr + second.stdout
     assert second.stdout.count("Resumed 2 games") == 1
@@ -86,7 +86,7 @@ def test_a_resumed_gauntlet_counts_each_opponents_games_and_plays_the_rest(tmp_p
     table = (tmp_path / "out.md").read_text()
     assert "| random | 0 | 2 |" in table and "| turing | 400 | 2 |" in table
     assert "(95%, 4 games" in table
-    # A third sitting has nothing left to play and fits the same four games.
+    # A third run has nothing left to play and fits the same four games.
     third = run_gauntlet_cli(str(config), "--pgn", str(pgn), "--out", out, "--resume")
     assert third.returncode == 0 and third.stdout.count("Resumed 2 games") == 2
     assert pgn.read_text() == games

@@ -1,6 +1,6 @@
-"""scripts/gene_pool_drift.py: the founders of a gene-pool run's Piece Strength Genes,
+"""scripts/studies/gene_pool_drift.py: the founders of a gene-pool run's Piece Strength Genes,
 against the same pools with coin-toss games, and the selection on piece values; and
-scripts/gene_pool_colours.py: whether the game loop favours a colour."""
+scripts/studies/gene_pool_colours.py: whether the game loop favours a colour."""
 
 import random
 import subprocess
@@ -10,7 +10,7 @@ from genchess.genome import Genome
 from script_helpers import load_script, run_script
 from train_helpers import REPO_ROOT, run, train_command, write_config
 
-SCRIPT = REPO_ROOT / "scripts" / "gene_pool_drift.py"
+SCRIPT = REPO_ROOT / "scripts" / "studies" / "gene_pool_drift.py"
 
 
 def test_a_child_is_traced_to_the_parent_whose_piece_gene_it_carries():
@@ -60,15 +60,15 @@ def test_the_report_of_a_real_run(tmp_path):
 
 def test_a_file_that_is_not_a_run_gets_one_line(tmp_path):
     (tmp_path / "notes.txt").write_text("not a pool\n")
-    done = run_script("gene_pool_drift.py", "notes.txt", cwd=tmp_path, timeout=60)
+    done = run_script("studies/gene_pool_drift.py", "notes.txt", cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "notes.txt: not a readable gene-pool run" in done.stderr
     assert "Traceback" not in done.stderr
 
 
-# ------------------------------------------------------------ scripts/gene_pool_colours.py
+# ------------------------------------------------------------ scripts/studies/gene_pool_colours.py
 
 def test_the_colour_check_plays_every_pair_twice_and_reports_whites_share():
-    done = run_script("gene_pool_colours.py", "--pairs", 2, "--nodes", 300, "--seed", 3)
+    done = run_script("studies/gene_pool_colours.py", "--pairs", 2, "--nodes", 300, "--seed", 3)
     assert done.returncode == 0, done.stderr
     *_, progress, share = done.stdout.strip().splitlines()
     counts = [int(word.rstrip(",")) for word in progress.split() if word.rstrip(",").isdigit()]
@@ -82,7 +82,7 @@ def test_the_colour_check_plays_every_pair_twice_and_reports_whites_share():
 
 
 def test_the_colour_check_refuses_a_non_positive_count_in_one_line():
-    done = run_script("gene_pool_colours.py", "--pairs", 0)
+    done = run_script("studies/gene_pool_colours.py", "--pairs", 0)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--pairs" in done.stderr.strip().splitlines()[-1]
 

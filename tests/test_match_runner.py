@@ -144,7 +144,7 @@ def test_a_resumed_sprt_goes_on_from_its_llr(tmp_path):
     assert llr_after_two_pairs < 0
     result = runner.run()
     assert result.stopped.startswith("SPRT accepted H0")
-    # One sequential test: the verdict counts the first sitting's pairs too.
+    # One sequential test: the verdict counts the first run's pairs too.
     assert result.stats.games == 4 + len(result.records)
     assert sum(result.stats.pairs) == result.stats.games // 2
 

@@ -1,4 +1,4 @@
-"""scripts/phoenix_checkpoints.py: the best chromosome of every Nth generation of a
+"""scripts/studies/phoenix_checkpoints.py: the best chromosome of every Nth generation of a
 Phoenix run against a reference genome, a table and a plot."""
 
 import subprocess
@@ -7,7 +7,7 @@ import sys
 from script_helpers import load_script, run_script
 from train_helpers import REPO_ROOT, config_text, run, train_command
 
-SCRIPT = REPO_ROOT / "scripts" / "phoenix_checkpoints.py"
+SCRIPT = REPO_ROOT / "scripts" / "studies" / "phoenix_checkpoints.py"
 
 
 def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
@@ -42,6 +42,6 @@ def test_a_perfect_score_is_shown_at_its_one_sided_bound():
 
 def test_a_file_that_is_not_a_database_gets_one_line(tmp_path):
     (tmp_path / "run.db").write_text("not a database\n")
-    done = run_script("phoenix_checkpoints.py", "run.db", cwd=tmp_path, timeout=60)
+    done = run_script("studies/phoenix_checkpoints.py", "run.db", cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "run.db: not a Phoenix chromosome database" in done.stderr
     assert "Traceback" not in done.stderr

@@ -1,4 +1,4 @@
-"""scripts/plot_sprt.py: an SPRT's LLR and Elo pair by pair, from the match's PGN."""
+"""scripts/dev/plot_sprt.py: an SPRT's LLR and Elo pair by pair, from the match's PGN."""
 
 import gzip
 import math
@@ -9,7 +9,7 @@ from genchess.strength.sprt import Sprt, llr
 from script_helpers import load_script, run_script
 
 
-plot_sprt = load_script("plot_sprt.py")
+plot_sprt = load_script("dev/plot_sprt.py")
 
 # (Round, White, Black, Result) in the order the games finished, two at a time: A is
 # the match's first engine (White in game 1 of each pair). Pair 1: A wins both; pair 2:
@@ -57,7 +57,7 @@ def test_the_other_engines_side_and_a_gauntlets_other_pairing(tmp_path):
 def test_the_script_draws_the_png_and_prints_the_table(tmp_path):
     path = tmp_path / "match.pgn"
     path.write_text(pgn_text(GAMES))
-    done = run_script("plot_sprt.py", path, "--sprt", "elo0=-5", "elo1=5")
+    done = run_script("dev/plot_sprt.py", path, "--sprt", "elo0=-5", "elo1=5")
     assert done.returncode == 0, done.stderr
     png = tmp_path / "match.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -75,16 +75,16 @@ def test_the_script_draws_the_png_and_prints_the_table(tmp_path):
 def test_a_file_it_cannot_follow_is_one_line(tmp_path, text, args, message, code):
     path = tmp_path / "match.pgn"
     path.write_text(text)
-    done = run_script("plot_sprt.py", path, *args)
+    done = run_script("dev/plot_sprt.py", path, *args)
     assert done.returncode == code
     assert message in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_missing_or_broken_file_is_one_line(tmp_path):
-    done = run_script("plot_sprt.py", tmp_path / "nowhere.pgn")
+    done = run_script("dev/plot_sprt.py", tmp_path / "nowhere.pgn")
     assert done.returncode == 1 and "no such file" in done.stderr
     broken = tmp_path / "match.pgn.gz"
     broken.write_text(pgn_text(GAMES))                      # not gzipped
-    done = run_script("plot_sprt.py", broken)
+    done = run_script("dev/plot_sprt.py", broken)
     assert done.returncode == 1 and "cannot read it" in done.stderr
     assert "Traceback" not in done.stderr

@@ -6,8 +6,8 @@ from script_helpers import run_script
 
 
 @pytest.mark.parametrize("script, args, message", [
-    ("bench_kinds.py", ["--unified", "{junk}"], "junk.genome:1: text outside a genome"),
-    ("plot_levels.py", ["{tmp}/levels.txt"], "levels.txt: the plot is a PNG file"),
+    ("bench/bench_kinds.py", ["--unified", "{junk}"], "junk.genome:1: text outside a genome"),
+    ("maintenance/plot_levels.py", ["{tmp}/levels.txt"], "levels.txt: the plot is a PNG file"),
 ])
 def test_a_wrong_file_is_one_line(tmp_path, script, args, message):
     junk = tmp_path / "junk.genome"

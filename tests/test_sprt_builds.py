@@ -1,4 +1,4 @@
-"""scripts/sprt_builds.py: the SPRT of one build against another (issue 15's method).
+"""scripts/dev/sprt_builds.py: the SPRT of one build against another (issue 15's method).
 
 Building two worktrees takes minutes, so these tests check what the script would run
 (--dry-run) and its answers to bad input; the match itself is `genchess match`,
@@ -14,7 +14,7 @@ import pytest
 from script_helpers import load_script
 
 REPO = Path(__file__).resolve().parents[1]
-SCRIPT = REPO / "scripts" / "sprt_builds.py"
+SCRIPT = REPO / "scripts" / "dev" / "sprt_builds.py"
 
 pytestmark = pytest.mark.skipif(not (REPO / ".git").exists(), reason="needs the git repository")
 

@@ -119,15 +119,16 @@ def test_example_configs_parse_with_the_design_values():
     assert quick.population % 2 == 0 and quick.min_time <= quick.max_time
 
 
-def test_every_example_and_pending_step_config_parses(monkeypatch):
+def test_every_example_study_and_lab_config_parses(monkeypatch):
     from genchess.train.kw_study import parse_study_config
-    # docs/steps holds the runs still to do; their configs name files from the
-    # repository root, where docs/steps/README.md says to run them.
+    # The studies' runs (docs/studies/runs) and the lab's paused runs name files from
+    # the repository root, where the study pages and lab/README.md say to run them.
     monkeypatch.chdir(REPO_ROOT)
     examples = sorted(EXAMPLES.glob("*.cfg"))
-    steps = sorted((REPO_ROOT / "docs" / "steps").glob("*.cfg"))
-    assert len(examples) >= 2 and steps
-    for path in examples + steps:
+    studies = sorted((REPO_ROOT / "docs" / "studies" / "runs").glob("*.cfg"))
+    lab = sorted((REPO_ROOT / "lab").rglob("*.cfg"))
+    assert len(examples) >= 2 and studies and lab
+    for path in examples + studies + lab:
         # A study's configuration drives several runs; genchess-kw-study reads it.
         parse_study_config(path) if path.stem.endswith("-study") else parse_config(path)
 

@@ -272,7 +272,7 @@ class PositionsRun:
     # ---------------------------------------------------------- resuming
 
     def _start(self):
-        """(games done, cumulative counts, seconds before this sitting) and the open
+        """(games done, cumulative counts, seconds before this run resumed) and the open
         work file, positioned at its end."""
         if not self.args.resume:
             for path in (self.out, self.work, self.journal):

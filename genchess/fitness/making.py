@@ -7,7 +7,7 @@ position at the end of GenChess's own quiescence search, and scores them with
 the mentor if asked. Everything random in a job comes from one generator keyed
 by (seed, game number), and both engines are deterministic at a node count
 from a cleared state, so a game gives the same positions on any worker, in any
-order, in any sitting: that is what lets an interrupted run resume exactly.
+order, however often the run is interrupted: that is what lets an interrupted run resume exactly.
 
 Each worker keeps its engines between jobs (a GenChess resolver per genome, one
 Stockfish process for self-play and the mentor), like the trainers' game worker.

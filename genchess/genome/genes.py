@@ -181,8 +181,8 @@ class Gene:
 
 # The Piece Strength Gene's mutation step, as a share of the mean absolute piece value:
 # the design's program's pace, values near 1 to 9 stepped by about 1, a quarter of their
-# mean. At a tenth (the default until stop 44) five gene-pool pilots selected no piece
-# values; at a quarter they did (docs/reproduce-genetic-chess.md). A gene-pool run can
+# mean. At a tenth (the default until 5ab25a8) five gene-pool pilots selected no piece
+# values; at a quarter they did (docs/studies/reproduce-genetic-chess.md). A gene-pool run can
 # set its own (`piece value mutation`).
 PIECE_STEP = 0.25
 

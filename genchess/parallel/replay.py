@@ -26,7 +26,7 @@ chosen: a worker that lies with legal moves goes unnoticed. Nor does it stop a
 worker that attacks the trainer rather than its records: dask brings results and
 errors back as pickles, which can run code when they are read. Cost: a few
 milliseconds per game, against the second or more a game takes
-(scripts/bench_replay.py).
+(scripts/bench/bench_replay.py).
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ note; `unmeasured` ones are skipped unless --include-unmeasured (then their
 rating is ignored in the fit: the point is printed, not fitted). See
 genchess/data/gauntlet.cfg.
 
-A gauntlet too long for one sitting continues with --resume: the games already
+A gauntlet too long to play in one go continues with --resume: the games already
 in its --pgn file count against their opponent (matched by the two engines'
-names) and only the rest are played, so the final fit covers every sitting.
+names) and only the rest are played, so the final fit covers every game.
 """
 
 from __future__ import annotations

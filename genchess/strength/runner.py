@@ -7,8 +7,8 @@ whose workers keep their players, and so their engine processes, between
 games; no more jobs are in flight than there are workers, so an SPRT verdict
 or Ctrl-C stops the match after at most that many unfinished games, which are
 simply not counted. Every finished game goes to the PGN file at once, so a
-match stopped any way can resume from it (`resume()`): an SPRT too long for
-one sitting goes on where it stopped, as one sequential test.
+match stopped any way can resume from it (`resume()`): an SPRT too long to
+play in one go goes on where it stopped, as one sequential test.
 
 Statistics are from the first engine's side: every game as it finishes, every
 pair once both its games are in (pentanomial counts, SPRT on pairs).

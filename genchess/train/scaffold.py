@@ -60,7 +60,7 @@ class Run:
         self.progress = progress
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
         self.openings = start_positions(config.opening_file)
-        self.games_before = 0           # games in the run's files when this sitting began
+        self.games_before = 0           # games in the run's files when this process began
         self.games_this_run = 0
         self.bar = None
         self.champion = None
@@ -81,7 +81,7 @@ class Run:
 
     @property
     def games_played(self) -> int:
-        """Games of the whole run (resumed sittings included): the champion's clock."""
+        """Games of the whole run (resumed parts included): the champion's clock."""
         return self.games_before + self.games_this_run
 
     def open(self) -> None:
@@ -105,7 +105,7 @@ class Run:
         raise NotImplementedError
 
     def done_this_run(self) -> str:
-        """What this sitting did, for the time limit's line."""
+        """What this process did, for the time limit's line."""
         return f"{self.games_this_run} games"
 
     def report(self, wall: float) -> None:

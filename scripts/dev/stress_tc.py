@@ -1,0 +1,150 @@
+"""Clock stress: does GenChess ever lose on time, play an illegal move or crash?
+
+    python scripts/dev/stress_tc.py                              # 1000 self-play games at 1+0.01, 200 at 10+0.1 vs Stockfish
+    python scripts/dev/stress_tc.py --selfplay 40 --stockfish 4  # a quick look
+    python scripts/dev/stress_tc.py --search budget --player turing
+
+cutechess-cli is the referee, with no grace on the clock (timemargin=0) and two games
+at a time, as in a tournament on a two-core machine. Self-play games run at a very
+short control (1+0.01), where any latency outside the search shows at once; the games
+against Stockfish (`UCI_LimitStrength`, a few `UCI_Elo` levels) run at 10+0.1, the
+control the loss on time was seen at. The output is a count per engine of each fault
+cutechess-cli reports (time loss, illegal move, crash, stalled connection), read from
+its `Finished game` lines; the exit status is 1 if GenChess had any.
+
+cutechess-cli is found as the tests find it (genchess.strength.tournament_managers): PATH,
+$GENCHESS_TOURNAMENT_BIN, or ../shared/bin beside the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+OPENINGS = REPO_ROOT / "genchess" / "data" / "openings.epd"
+
+try:
+    import genchess.strength  # noqa: F401  (an installed GenChess)
+except ImportError:
+    sys.path.insert(0, str(REPO_ROOT))          # a checkout without an install
+from genchess.strength import tournament_managers as tournament  # noqa: E402
+
+
+def genchess_argv(args, name: str) -> list[str]:
+    """The GenChess engine called `name` as cutechess-cli's name=, cmd= and arg= words."""
+    command = shutil.which("genchess") or str(Path(sys.executable).parent / "genchess")
+    if not Path(command).exists():
+        command, extra = sys.executable, ["-m", "genchess"]
+    else:
+        extra = []
+    extra += ["uci", "--search", args.search]
+    if args.player:
+        extra += ["--player", args.player]
+    if args.log_dir:
+        extra += ["--log", str(Path(args.log_dir).resolve() / f"{name}.log")]
+    return [f"name={name}", f"cmd={command}", f"dir={REPO_ROOT}"] + [f"arg={a}" for a in extra]
+
+
+def run_match(cutechess: str, engines: list[list[str]], tc: str, games: int, args,
+              label: str) -> Counter:
+    """Play `games` games between two engine specs; print and return the faults per engine."""
+    pgn = Path(args.pgn_dir) / f"{label}.pgn"
+    command = [cutechess]
+    for spec in engines:
+        command += ["-engine", *spec]
+    command += ["-each", f"tc={tc}", "timemargin=0", "proto=uci",
+                "-openings", f"file={args.openings}", "format=epd", "order=random",
+                "-repeat", "-games", "2", "-rounds", str(max(games // 2, 1)),
+                "-concurrency", str(args.concurrency), "-pgnout", str(pgn), "-recover"]
+    print(f"== {label}: {max(games // 2, 1) * 2} games at {tc}", flush=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=REPO_ROOT)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        game = next(iter(tournament.parse_games(line)), None)
+        if line.startswith("Warning") or (game and (args.verbose or game.fault)):
+            print("   " + line.rstrip(), flush=True)
+    proc.wait()
+    output = "".join(lines)
+    games_played = tournament.parse_games(output)
+    names = [next(w.split("=", 1)[1] for w in spec if w.startswith("name=")) for spec in engines]
+    counts = tournament.fault_counts(games_played, names)
+    results = Counter(g.result for g in games_played)
+    print(f"   {len(games_played)} games finished ({dict(results)}); PGN: {pgn}")
+    for problem in tournament.warnings(output):
+        print("   cutechess-cli: " + problem)
+    for name in names:
+        c = counts[name]
+        print(f"   {name:<16} time losses {c['time loss']:>3}  illegal moves {c['illegal move']:>3}  "
+              f"crashes {c['crash']:>3}  stalls {c['stall']:>3}  bad claims {c['bad claim']:>3}")
+    genchess = Counter()
+    for name in names:
+        if name.startswith("GenChess"):
+            genchess += counts[name]
+    return genchess
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description="Count GenChess's time losses, illegal moves and "
+                                            "crashes under cutechess-cli with strict clocks.")
+    p.add_argument("--selfplay", type=int, default=1000, metavar="N", help="self-play games (default 1000)")
+    p.add_argument("--selfplay-tc", default="1+0.01", help="their time control (default 1+0.01)")
+    p.add_argument("--stockfish", type=int, default=200, metavar="M",
+                   help="games against Stockfish, shared among the Elo levels (default 200)")
+    p.add_argument("--stockfish-tc", default="10+0.1", help="their time control (default 10+0.1)")
+    p.add_argument("--elo", default="1350,1800,2300",
+                   help="Stockfish UCI_Elo levels, comma-separated (default 1350,1800,2300)")
+    p.add_argument("--search", choices=("iterative", "budget"), default="iterative")
+    p.add_argument("--player", help="a genchess --player (random, turing, montecarlo, genetic[:FILE[:ID]])")
+    p.add_argument("--concurrency", type=int, default=2)
+    p.add_argument("--openings", default=str(OPENINGS), help="EPD openings (default: the shipped set)")
+    p.add_argument("--pgn-dir", help="where the PGN files go (default: a new temporary directory)")
+    p.add_argument("--log-dir", help="give each GenChess a --log file here (timestamps of every line)")
+    p.add_argument("--verbose", action="store_true", help="print every finished game")
+    args = p.parse_args(argv)
+
+    cutechess, why = tournament.find_manager("cutechess-cli", also_in=(REPO_ROOT.parent / "shared" / "bin",))
+    if cutechess is None:
+        print(f"stress_tc: {why}", file=sys.stderr)
+        return 2
+    if not Path(args.openings).exists():
+        print(f"stress_tc: no openings file {args.openings}", file=sys.stderr)
+        return 2
+    args.pgn_dir = args.pgn_dir or tempfile.mkdtemp(prefix="stress_tc-")
+    for folder in (args.pgn_dir, args.log_dir):
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+    total = Counter()
+    if args.selfplay > 0:
+        total += run_match(cutechess, [genchess_argv(args, "GenChess-A"), genchess_argv(args, "GenChess-B")],
+                           args.selfplay_tc, args.selfplay, args, "selfplay")
+    if args.stockfish > 0:
+        stockfish = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
+        if stockfish is None:
+            print("stress_tc: stockfish is not installed (apt-get install stockfish)", file=sys.stderr)
+            return 2
+        try:
+            levels = [int(e) for e in args.elo.split(",")]
+        except ValueError:
+            print(f"stress_tc: --elo wants whole numbers, not {args.elo!r}", file=sys.stderr)
+            return 2
+        per_level = max(args.stockfish // len(levels), 2)
+        for elo in levels:
+            theirs = [f"name=Stockfish-{elo}", f"cmd={stockfish}", "option.UCI_LimitStrength=true",
+                      f"option.UCI_Elo={elo}", "option.Threads=1"]
+            total += run_match(cutechess, [genchess_argv(args, "GenChess"), theirs], args.stockfish_tc,
+                               per_level, args, f"stockfish-{elo}")
+    print(f"GenChess in all: time losses {total['time loss']}, illegal moves {total['illegal move']}, "
+          f"crashes {total['crash']}, stalls {total['stall']}, bad claims {total['bad claim']}")
+    return 1 if sum(total.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
