@@ -3,7 +3,7 @@
 # Sliding attacks use "fancy" magic bitboards: for each square the relevant
 # blockers are hashed by a multiply and shift into a per-square slice of one
 # shared table. The magic numbers come from our own fixed-seed search
-# (`scripts/find_magics.py` writes them to magics.h); searching at every start-up
+# (`scripts/maintenance/find_magics.py` writes them to magics.h); searching at every start-up
 # costs ~0.3 s, too slow for GUIs, so start-up only verifies the stored numbers
 # while filling the table and searches again only for one that fails.
 
@@ -165,7 +165,7 @@ cdef const AttackTables* attack_tables() noexcept nogil:
 
 
 def magic_numbers():
-    """The magics in use, as ([rook] * 64, [bishop] * 64), for scripts/find_magics.py."""
+    """The magics in use, as ([rook] * 64, [bishop] * 64), for scripts/maintenance/find_magics.py."""
     return ([TABLES.rook[sq].magic for sq in range(64)],
             [TABLES.bishop[sq].magic for sq in range(64)])
 

@@ -117,7 +117,7 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     """Captures (every evasion in check) until the position is quiet. Its steps
     are numbered on their own (Q1-Q6) in the order they run; the `search-elo.md
-    step N` beside a step is the row of docs/search-elo.md it was measured as."""
+    step N` beside a step is the row of docs/studies/search-elo.md it was measured as."""
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Undo u
@@ -205,7 +205,7 @@ cdef bint has_non_pawn_material(const Position* p) noexcept nogil:
 
 cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint null_ok) noexcept nogil:
     """The alpha-beta search below the root. Its steps are numbered in the order
-    they run, as in Stockfish's search.cpp. docs/search-elo.md numbers the same
+    they run, as in Stockfish's search.cpp. docs/studies/search-elo.md numbers the same
     ideas in the order they were written and SPRT-tested; the `search-elo.md step
     N` beside a step is the row it was measured as (step 0: the baseline, whose
     parts were never measured alone)."""
