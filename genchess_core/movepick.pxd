@@ -5,7 +5,7 @@
 # modules would go through a pointer the compiler cannot see into.
 
 from genchess_core.types cimport *
-from genchess_core.search cimport (SearchState, mvv_lva, captured_kind, PIECE_ORDER_VALUE,
+from genchess_core.search cimport (SearchState, SearchParams, mvv_lva, captured_kind, PIECE_ORDER_VALUE,
                                    USE_VALUE_ORDERING, USE_CONT_HISTORY)
 from genchess_core.evaluate cimport quiet_order_phase, quiet_order
 from genchess_core.see cimport see
@@ -17,11 +17,7 @@ cdef enum:
     SCORE_KILLER = 1 << 27      # + 1 for the first killer
     SCORE_COUNTERMOVE = (1 << 27) - 1  # after both killers, before every history score
     SCORE_LOSING_CAPTURE = -(1 << 29)  # captures that lose by SEE: after every quiet move
-    # Step 18. History: a cutoff at depth d earns its quiet move
-    # min(HISTORY_BONUS_QUADRATIC d^2 + HISTORY_BONUS_LINEAR (d - 1), HISTORY_BONUS_MAX).
-    HISTORY_BONUS_QUADRATIC = 16
-    HISTORY_BONUS_LINEAR = 128
-    HISTORY_BONUS_MAX = 1600    # the most one cutoff moves a history score
+    # Step 18. History (its bonus is SearchParams' history_bonus_*)
     HISTORY_LIMIT = 16384       # history and continuation history stay within +-this
 
 
@@ -126,9 +122,9 @@ cdef inline Move pick_move(Move* moves, int* scores, int i, int n) noexcept nogi
     return moves[i]
 
 
-cdef inline int history_bonus(int depth) noexcept nogil:
-    cdef int bonus = HISTORY_BONUS_QUADRATIC * depth * depth + HISTORY_BONUS_LINEAR * (depth - 1)
-    return bonus if bonus < HISTORY_BONUS_MAX else HISTORY_BONUS_MAX
+cdef inline int history_bonus(const SearchParams* sp, int depth) noexcept nogil:
+    cdef int bonus = sp.history_bonus_quadratic * depth * depth + sp.history_bonus_linear * (depth - 1)
+    return bonus if bonus < sp.history_bonus_max else sp.history_bonus_max
 
 
 cdef inline void gravity(int* score, int bonus) noexcept nogil:
@@ -159,7 +155,7 @@ cdef inline void reward_quiet(SearchState* s, Move m, int depth, int ply, int* c
     if s.killers[ply][0] != m:
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = m
-    add_history(s, m, history_bonus(depth), cont1, cont2)
+    add_history(s, m, history_bonus(&s.sp, depth), cont1, cont2)
 
 
 cdef inline Move* countermove_slot(SearchState* s, int ply) noexcept nogil:

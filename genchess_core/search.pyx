@@ -26,59 +26,139 @@ from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_m
                                      history_bonus, add_history, continuation, reward_quiet,
                                      countermove_slot)
 
-# Every tunable of the search, grouped by the step that uses it (each step's
-# measured Elo is at its comment in negamax and quiesce). The ones the GA search
-# shares (CHECK_EVERY, PIECE_ORDER_VALUE, the MVV-LVA weights) are in search.pxd,
-# move ordering's and the history's in movepick.pxd.
+# Every tunable of the search, in one place: its name (the SearchParams field, the
+# genome file's `Search` key, the UCI option under --tune), its default (what every
+# SPRT in docs/studies/search-elo.md measured), the bounds a genome may set it within,
+# and the step games tune it by (about 2-3 Elo either way: SPSA's c_end). Grouped by
+# the step of negamax and quiesce that reads it. The ones the GA search shares
+# (CHECK_EVERY, PIECE_ORDER_VALUE, the MVV-LVA weights) are in search.pxd, move
+# ordering's score bands in movepick.pxd.
+SEARCH_TUNABLES = (
+    # (name, default, lo, hi, step)
+    ("iir_min_depth", 4, 2, 10, 1),
+    ("rfp_max_depth", 6, 1, 12, 1),
+    ("rfp_margin", 90, 30, 250, 8),
+    ("futility_max_depth", 3, 1, 8, 1),
+    ("futility_margin", 100, 30, 250, 8),
+    ("futility_base", 100, 0, 300, 10),
+    ("null_min_depth", 3, 2, 8, 1),
+    ("null_reduction", 2, 1, 5, 1),
+    ("null_deep_depth", 6, 3, 12, 1),
+    ("null_deep_reduction", 3, 1, 6, 1),
+    ("singular_min_depth", 7, 4, 12, 1),
+    ("singular_tt_gap", 3, 1, 6, 1),
+    ("singular_margin", 2, 1, 20, 1),
+    ("singular_divisor", 2, 2, 4, 1),
+    ("lmp_max_depth", 3, 1, 8, 1),
+    ("lmp_base", 3, 1, 12, 1),
+    ("lmr_min_depth", 3, 2, 6, 1),
+    ("lmr_min_move", 3, 1, 8, 1),
+    ("lmr_base", 75, 0, 200, 8),
+    ("lmr_divisor", 225, 100, 500, 15),
+    ("lmr_history_step", 8192, 2048, 32768, 600),
+    ("lmr_history_plies", 2, 0, 4, 1),
+    ("lmr_min_plies_left", 1, 0, 3, 1),
+    ("delta_margin", 200, 50, 600, 15),
+    ("aspiration_min_depth", 5, 2, 10, 1),
+    ("aspiration_width", 25, 5, 100, 3),
+    ("aspiration_max_pawns", 16, 2, 64, 2),
+    ("history_bonus_quadratic", 16, 0, 64, 2),
+    ("history_bonus_linear", 128, 0, 512, 16),
+    ("history_bonus_max", 1600, 400, 4000, 100),
+)
+
 cdef enum:
     # Step 18. History malus
     MAX_QUIETS_PUNISHED = 64    # quiet moves remembered per node for the history malus
-    # Step 7. Internal iterative reduction
-    IIR_MIN_DEPTH = 4           # from this depth on
-    # Step 9. Reverse futility pruning
-    RFP_MAX_DEPTH = 6           # acts this close to the leaves
-    RFP_MARGIN_PERCENT = 90     # of a pawn per ply of depth left
-    # Steps 10 and 16. Futility pruning
-    FUTILITY_MAX_DEPTH = 3      # of quiet moves this close to the leaves
-    FUTILITY_EXTRA_PAWNS = 1    # margin: a pawn per ply of depth left and this many more
-    # Step 11. Null-move pruning
-    NULL_MOVE_MIN_DEPTH = 3     # from this depth on
-    NULL_MOVE_R = 2             # the null move's reduction, in plies beyond the move itself
-    NULL_MOVE_DEEP_DEPTH = 6    # ... and from this depth on
-    NULL_MOVE_DEEP_R = 3        # ... this one
-    # Step 14. Singular extensions
-    SINGULAR_MIN_DEPTH = 7      # from this depth on
-    SINGULAR_TT_DEPTH_GAP = 3   # ... where the hash move was searched this shallower at most
-    SINGULAR_MARGIN_PERCENT = 2  # of a pawn per ply of depth: how much worse the others must be
-    SINGULAR_DEPTH_DIVISOR = 2  # the others are searched to (depth - 1) / this
-    # Step 16. Late-move pruning
-    LMP_MAX_DEPTH = 3           # this close to the leaves
-    LMP_BASE = 3                # ... after LMP_BASE + depth^2 quiet moves
-    # Step 17. Late-move reductions
-    LMR_MIN_DEPTH = 3           # from this depth on
-    LMR_MIN_MOVE = 3            # ... for moves after this many
-    LMR_TABLE_SIZE = 64
-    LMR_BASE_PERCENT = 75       # table: LMR_BASE + ln(depth) ln(move) / LMR_DIVISOR plies,
-    LMR_DIVISOR_PERCENT = 225   # ... both in hundredths of a ply (an enum holds no fractions)
-    LMR_HISTORY_STEP = 8192     # statistics worth a ply of reduction (half a table's range)
-    LMR_HISTORY_PLIES = 2       # ... up to this many plies either way
-    LMR_MIN_PLIES_LEFT = 1      # a reduced search still looks this far before quiescence
-    # Step Q6. Delta pruning (quiescence)
-    DELTA_MARGIN_PAWNS = 2      # a capture must bring a node this near alpha
-    # Aspiration windows (the root, between iterations)
-    ASPIRATION_MIN_DEPTH = 5    # from this iteration on
-    ASPIRATION_PERCENT = 25     # first half-width, in percent of the genome's pawn
-    ASPIRATION_MAX_PAWNS = 16   # a window wider than this many pawns opens fully
 
 
-# Late-move reductions by depth and move number: 0.75 + ln(depth) ln(move) / 2.25
-# plies, the shape of Stockfish's table (reductions grow with both, but slowly).
-cdef int LMR_REDUCTION[LMR_TABLE_SIZE][LMR_TABLE_SIZE]
-cdef int _d, _m
-for _d in range(LMR_TABLE_SIZE):
-    for _m in range(LMR_TABLE_SIZE):
-        LMR_REDUCTION[_d][_m] = <int>(LMR_BASE_PERCENT / 100.0 + log(_d) * log(_m)
-                                      / (LMR_DIVISOR_PERCENT / 100.0)) if _d > 0 and _m > 0 else 0
+cdef int set_search_params(SearchParams* sp, dict values) except -1:
+    """Fill sp from `values` (name -> whole number) over the defaults; ValueError
+    naming an unknown name or a value outside its bounds. Once per genome."""
+    unknown = sorted(set(values) - {name for name, *_ in SEARCH_TUNABLES})
+    if unknown:
+        raise ValueError(f"unknown search tunable {unknown[0]!r}")
+    cdef dict fields = {}
+    for name, default, lo, hi, step in SEARCH_TUNABLES:
+        value = values.get(name, default)
+        if value != int(value) or not lo <= value <= hi:
+            raise ValueError(f"search tunable {name} must be a whole number from {lo} to {hi}, "
+                             f"not {value!r}")
+        fields[name] = int(value)
+    sp.iir_min_depth = fields["iir_min_depth"]
+    sp.rfp_max_depth = fields["rfp_max_depth"]
+    sp.rfp_margin = fields["rfp_margin"]
+    sp.futility_max_depth = fields["futility_max_depth"]
+    sp.futility_margin = fields["futility_margin"]
+    sp.futility_base = fields["futility_base"]
+    sp.null_min_depth = fields["null_min_depth"]
+    sp.null_reduction = fields["null_reduction"]
+    sp.null_deep_depth = fields["null_deep_depth"]
+    sp.null_deep_reduction = fields["null_deep_reduction"]
+    sp.singular_min_depth = fields["singular_min_depth"]
+    sp.singular_tt_gap = fields["singular_tt_gap"]
+    sp.singular_margin = fields["singular_margin"]
+    sp.singular_divisor = fields["singular_divisor"]
+    sp.lmp_max_depth = fields["lmp_max_depth"]
+    sp.lmp_base = fields["lmp_base"]
+    sp.lmr_min_depth = fields["lmr_min_depth"]
+    sp.lmr_min_move = fields["lmr_min_move"]
+    sp.lmr_base = fields["lmr_base"]
+    sp.lmr_divisor = fields["lmr_divisor"]
+    sp.lmr_history_step = fields["lmr_history_step"]
+    sp.lmr_history_plies = fields["lmr_history_plies"]
+    sp.lmr_min_plies_left = fields["lmr_min_plies_left"]
+    sp.delta_margin = fields["delta_margin"]
+    sp.aspiration_min_depth = fields["aspiration_min_depth"]
+    sp.aspiration_width = fields["aspiration_width"]
+    sp.aspiration_max_pawns = fields["aspiration_max_pawns"]
+    sp.history_bonus_quadratic = fields["history_bonus_quadratic"]
+    sp.history_bonus_linear = fields["history_bonus_linear"]
+    sp.history_bonus_max = fields["history_bonus_max"]
+    # Late-move reductions by depth and move number: base + ln(depth) ln(move) /
+    # divisor plies, the shape of Stockfish's table (reductions grow with both, but slowly).
+    cdef int d, m
+    for d in range(LMR_TABLE_SIZE):
+        for m in range(LMR_TABLE_SIZE):
+            sp.lmr[d][m] = <int>(sp.lmr_base / 100.0 + log(d) * log(m)
+                                 / (sp.lmr_divisor / 100.0)) if d > 0 and m > 0 else 0
+    return 0
+
+
+cdef dict search_params_dict(const SearchParams* sp):
+    """Every tunable's value in `sp` by name: what set_search_params wrote, read back."""
+    return {
+        "iir_min_depth": sp.iir_min_depth,
+        "rfp_max_depth": sp.rfp_max_depth,
+        "rfp_margin": sp.rfp_margin,
+        "futility_max_depth": sp.futility_max_depth,
+        "futility_margin": sp.futility_margin,
+        "futility_base": sp.futility_base,
+        "null_min_depth": sp.null_min_depth,
+        "null_reduction": sp.null_reduction,
+        "null_deep_depth": sp.null_deep_depth,
+        "null_deep_reduction": sp.null_deep_reduction,
+        "singular_min_depth": sp.singular_min_depth,
+        "singular_tt_gap": sp.singular_tt_gap,
+        "singular_margin": sp.singular_margin,
+        "singular_divisor": sp.singular_divisor,
+        "lmp_max_depth": sp.lmp_max_depth,
+        "lmp_base": sp.lmp_base,
+        "lmr_min_depth": sp.lmr_min_depth,
+        "lmr_min_move": sp.lmr_min_move,
+        "lmr_base": sp.lmr_base,
+        "lmr_divisor": sp.lmr_divisor,
+        "lmr_history_step": sp.lmr_history_step,
+        "lmr_history_plies": sp.lmr_history_plies,
+        "lmr_min_plies_left": sp.lmr_min_plies_left,
+        "delta_margin": sp.delta_margin,
+        "aspiration_min_depth": sp.aspiration_min_depth,
+        "aspiration_width": sp.aspiration_width,
+        "aspiration_max_pawns": sp.aspiration_max_pawns,
+        "history_bonus_quadratic": sp.history_bonus_quadratic,
+        "history_bonus_linear": sp.history_bonus_linear,
+        "history_bonus_max": sp.history_bonus_max,
+    }
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
@@ -172,7 +252,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         if not checked and s.features & USE_QS_SEE and see(p, moves[i]) < 0:
             continue
         # Step Q6. Delta pruning: a capture that would leave the side below alpha
-        # even if it won its victim and DELTA_MARGIN_PAWNS more cannot raise the
+        # even if it won its victim and delta_margin more cannot raise the
         # score. Not in check, not for promotions (they gain a piece besides the
         # victim). The victim counts in the genome's own pawns, the margin in the
         # margins' pawns (a genome's `Search pawn` moves the margin, not what a
@@ -181,7 +261,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         if (not checked and s.features & USE_DELTA and not (move_flags(moves[i]) & FLAG_PROMO)
                 and alpha < MATE_BOUND
                 and stand_pat + <long long>PIECE_ORDER_VALUE[captured_kind(p, moves[i])] * s.material_pawn
-                              + <long long>DELTA_MARGIN_PAWNS * s.pawn_value <= alpha):
+                              + <long long>s.sp.delta_margin * s.pawn_value // 100 <= alpha):
             continue
         make_move(p, moves[i], &u)
         eval_prefetch(&s.params, p.key)      # the child's stand-pat evaluation
@@ -285,7 +365,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # stored, orders the deeper search when the node comes back.
     # (search-elo.md step 6, with countermove and history malus: +62 Elo,
     # SPRT [0,10] 10+0.1, 522 games)
-    if (s.features & USE_IIR and hash_move == MOVE_NONE and depth >= IIR_MIN_DEPTH
+    if (s.features & USE_IIR and hash_move == MOVE_NONE and depth >= s.sp.iir_min_depth
             and ordered and not checked):
         depth -= 1
 
@@ -293,38 +373,39 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # genome's evaluation is the costliest thing in a node.
     static_eval = -INFINITE_SCORE
     if use_ab and not pv_node and not checked and excluded == MOVE_NONE and (
-            (s.features & USE_RFP and depth <= RFP_MAX_DEPTH)
-            or (s.features & USE_FUTILITY and depth <= FUTILITY_MAX_DEPTH)
-            or (s.features & USE_NULL_MOVE and null_ok and depth >= NULL_MOVE_MIN_DEPTH)):
+            (s.features & USE_RFP and depth <= s.sp.rfp_max_depth)
+            or (s.features & USE_FUTILITY and depth <= s.sp.futility_max_depth)
+            or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth)):
         static_eval = evaluate(p, &s.params)
 
     # Step 9. Reverse futility pruning (static null move): so close to the leaves, a
     # position this far above beta stays above it whatever the opponent does, short
     # of a tactic a margin of a pawn per ply covers. Not when beta is a mate score.
     # (search-elo.md step 2, with futility pruning: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
-    if (s.features & USE_RFP and static_eval > -INFINITE_SCORE and depth <= RFP_MAX_DEPTH
+    if (s.features & USE_RFP and static_eval > -INFINITE_SCORE and depth <= s.sp.rfp_max_depth
             and -MATE_BOUND < beta < MATE_BOUND
-            and static_eval - depth * (s.pawn_value * RFP_MARGIN_PERCENT // 100) >= beta):
+            and static_eval - depth * (s.pawn_value * s.sp.rfp_margin // 100) >= beta):
         return static_eval
 
-    # Step 10. Futility: a node is futile where even a margin of a pawn per ply of
-    # depth, and FUTILITY_EXTRA_PAWNS more, leaves the static evaluation under alpha;
+    # Step 10. Futility: a node is futile where even a margin of futility_margin per
+    # ply of depth, and futility_base more, leaves the static evaluation under alpha;
     # its quiet moves are pruned in step 16. No razoring (dropping such a node
     # straight into quiescence): quiescence searches no quiet checks, so it would
     # miss a quiet mate in one in the tree.
     # (search-elo.md step 2, with reverse futility: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
     futile = (s.features & USE_FUTILITY and static_eval > -INFINITE_SCORE
-              and depth <= FUTILITY_MAX_DEPTH and -MATE_BOUND < alpha < MATE_BOUND
-              and static_eval + (depth + FUTILITY_EXTRA_PAWNS) * s.pawn_value <= alpha)
+              and depth <= s.sp.futility_max_depth and -MATE_BOUND < alpha < MATE_BOUND
+              and static_eval + (<long long>depth * s.sp.futility_margin + s.sp.futility_base)
+                                * s.pawn_value // 100 <= alpha)
 
     # Step 11. Null-move pruning: if passing still fails high, a real move will too.
     # Not in check, not in PV nodes, and not without pieces (zugzwang is common then).
     # (search-elo.md step 0; a reduction growing with depth and the static lead was
     # tried as step 9 and dropped: -60 Elo, SPRT [0,10] 10+0.1, 444 games)
     if (s.features & USE_NULL_MOVE and null_ok and use_ab and not pv_node and not checked
-            and depth >= NULL_MOVE_MIN_DEPTH and has_non_pawn_material(p) and beta < MATE_BOUND
+            and depth >= s.sp.null_min_depth and has_non_pawn_material(p) and beta < MATE_BOUND
             and static_eval >= beta):
-        R = NULL_MOVE_DEEP_R if depth >= NULL_MOVE_DEEP_DEPTH else NULL_MOVE_R
+        R = s.sp.null_deep_reduction if depth >= s.sp.null_deep_depth else s.sp.null_reduction
         make_null(p, &u)
         s.played[ply] = MOVE_NONE
         score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)
@@ -358,14 +439,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # than one move fails high and the node is cut (multi-cut).
     # (search-elo.md step 8: +34 Elo, SPRT [0,10] 10+0.1, 946 games)
     singular = False
-    if (s.features & USE_SINGULAR and use_ab and ply > 0 and depth >= SINGULAR_MIN_DEPTH
+    if (s.features & USE_SINGULAR and use_ab and ply > 0 and depth >= s.sp.singular_min_depth
             and hash_move != MOVE_NONE and excluded == MOVE_NONE
-            and tt_depth >= depth - SINGULAR_TT_DEPTH_GAP
+            and tt_depth >= depth - s.sp.singular_tt_gap
             and (tt_bound == BOUND_LOWER or tt_bound == BOUND_EXACT)
             and -MATE_BOUND < tt_score < MATE_BOUND):
-        singular_beta = tt_score - depth * (s.pawn_value * SINGULAR_MARGIN_PERCENT // 100)
+        singular_beta = tt_score - depth * (s.pawn_value * s.sp.singular_margin // 100)
         s.excluded[ply] = hash_move
-        score = negamax(s, (depth - 1) // SINGULAR_DEPTH_DIVISOR, singular_beta - 1, singular_beta,
+        score = negamax(s, (depth - 1) // s.sp.singular_divisor, singular_beta - 1, singular_beta,
                         ply, False)
         s.excluded[ply] = MOVE_NONE
         s.pv_len[ply] = ply
@@ -379,7 +460,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # Step 15. Move loop. Late-move pruning (step 16) acts only in null-window nodes
     # near the leaves, out of check.
     lmp = (s.features & USE_LMP and use_ab and not pv_node and not checked
-           and depth <= LMP_MAX_DEPTH)
+           and depth <= s.sp.lmp_max_depth)
     quiets_tried = 0
     n_tried_quiets = 0
     best = -INFINITE_SCORE
@@ -403,13 +484,13 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         # - futility pruning: in a futile node (step 10) such a move cannot gain the
         #   material it needs.
         #   (search-elo.md step 2, with reverse futility: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
-        # - late-move pruning: so near the leaves, once LMP_BASE + depth^2 quiet
+        # - late-move pruning: so near the leaves, once lmp_base + depth^2 quiet
         #   moves have failed to raise alpha, the ordering's later quiet moves (no
         #   capture, no check, no killer standing before them) rarely will.
         #   (search-elo.md step 3, with late-move reductions: +28 Elo, SPRT [0,10]
         #   10+0.1, 1338 games)
         if quiet and not gives_check and best > -MATE_BOUND:
-            if futile or (lmp and quiets_tried >= LMP_BASE + depth * depth):
+            if futile or (lmp and quiets_tried >= s.sp.lmp_base + depth * depth):
                 unmake_move(p, m, &u)
                 continue
         if quiet:
@@ -425,27 +506,27 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         else:
             # Late-move reductions: quiet moves ordered late are searched shallower
             # first and again at full depth only if they turn out to matter. The
-            # reduction grows with depth and move number (LMR_REDUCTION), a ply less
+            # reduction grows with depth and move number (the table sp.lmr), a ply less
             # where a miss costs most: in PV nodes, for killers, for checks.
             # (search-elo.md step 3, with late-move pruning: +28 Elo, SPRT [0,10]
             # 10+0.1, 1338 games)
             reduction = 0
-            if (s.features & USE_LMR and depth >= LMR_MIN_DEPTH and i >= LMR_MIN_MOVE
+            if (s.features & USE_LMR and depth >= s.sp.lmr_min_depth and i >= s.sp.lmr_min_move
                     and quiet and not checked):
-                reduction = LMR_REDUCTION[depth if depth < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1][
+                reduction = s.sp.lmr[depth if depth < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1][
                     i if i < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1]
                 reduction -= pv_node + gives_check + (m == s.killers[ply][0] or m == s.killers[ply][1])
-                # Reductions by history: a ply less (more) for each LMR_HISTORY_STEP
+                # Reductions by history: a ply less (more) for each lmr_history_step
                 # the move's statistics stand above (below) zero, up to
-                # LMR_HISTORY_PLIES: the ordering only says which move comes first,
+                # lmr_history_plies: the ordering only says which move comes first,
                 # not how sure it is.
                 # (search-elo.md step 10: +43 Elo, SPRT [0,10] 10+0.1, 752 games)
                 if s.features & USE_LMR_HISTORY:
-                    stat = quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2) // LMR_HISTORY_STEP
-                    reduction -= (LMR_HISTORY_PLIES if stat > LMR_HISTORY_PLIES else
-                                  -LMR_HISTORY_PLIES if stat < -LMR_HISTORY_PLIES else stat)
-                if reduction > depth - 1 - LMR_MIN_PLIES_LEFT:
-                    reduction = depth - 1 - LMR_MIN_PLIES_LEFT
+                    stat = quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2) // s.sp.lmr_history_step
+                    reduction -= (s.sp.lmr_history_plies if stat > s.sp.lmr_history_plies else
+                                  -s.sp.lmr_history_plies if stat < -s.sp.lmr_history_plies else stat)
+                if reduction > depth - 1 - s.sp.lmr_min_plies_left:
+                    reduction = depth - 1 - s.sp.lmr_min_plies_left
                 if reduction < 0:
                     reduction = 0
             # (A stopped search's 0 is no score: it must not start a re-search,
@@ -481,7 +562,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         # SPRT [0,10] 10+0.1, 522 games)
                         if s.features & USE_HISTORY_MALUS:
                             for j in range(n_tried_quiets):
-                                add_history(s, tried_quiets[j], -history_bonus(depth), cont1, cont2)
+                                add_history(s, tried_quiets[j], -history_bonus(&s.sp, depth), cont1, cont2)
                     break
         if quiet and n_tried_quiets < MAX_QUIETS_PUNISHED:
             tried_quiets[n_tried_quiets] = m
@@ -645,7 +726,7 @@ cdef int search_root_aspiration(SearchState* s, int depth, int previous) noexcep
     searched first and a search stopped mid-way keeps it unless another beats it.
     (search-elo.md step 4: +56 Elo, SPRT [0,10] 10+0.1, 580 games)"""
     cdef Move order[256]
-    cdef int delta = max(s.pawn_value * ASPIRATION_PERCENT // 100, 1)  # never an empty window
+    cdef int delta = max(s.pawn_value * s.sp.aspiration_width // 100, 1)  # never an empty window
     cdef int alpha = previous - delta, beta = previous + delta, score
     memcpy(order, s.root_moves, s.n_root * sizeof(Move))
     while True:
@@ -659,7 +740,7 @@ cdef int search_root_aspiration(SearchState* s, int depth, int previous) noexcep
         else:
             beta = score + delta
         delta += delta
-        if delta > ASPIRATION_MAX_PAWNS * s.pawn_value:
+        if delta > s.sp.aspiration_max_pawns * s.pawn_value:
             alpha = -INFINITE_SCORE
             beta = INFINITE_SCORE
 
@@ -692,7 +773,7 @@ cdef int search_iteration(SearchState* s, int depth, int line, double budget, in
     last iteration's score): the first line through aspiration windows once the
     iterations are deep enough and the last score was no mate, else a full window."""
     if (line == 0 and s.mode == MODE_ITERATIVE and s.features & USE_ASPIRATION
-            and s.features & USE_ALPHABETA and depth >= ASPIRATION_MIN_DEPTH
+            and s.features & USE_ALPHABETA and depth >= s.sp.aspiration_min_depth
             and -MATE_BOUND < previous < MATE_BOUND):
         return search_root_aspiration(s, depth, previous)
     return search_root(s, depth, line, budget, -INFINITE_SCORE, INFINITE_SCORE)

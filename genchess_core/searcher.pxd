@@ -1,7 +1,7 @@
 # The Searcher: one search at a time on one or more threads (Lazy SMP), each thread
 # a Worker with its own state and evaluation caches around the shared hash table.
 
-from genchess_core.search cimport SearchState
+from genchess_core.search cimport SearchState, SearchParams
 from genchess_core.evaluate cimport EvalCaches
 from genchess_core.tt cimport TT
 
@@ -21,6 +21,7 @@ cdef class Searcher:
     cdef Worker* workers                # one per thread, the main thread's first
     cdef int n_workers
     cdef object packed                  # the loaded genome's pack(), for threads added later
+    cdef dict _tunables                 # the search's tunables set over their defaults
     cdef TT tt
     cdef public double pawn_unit        # internal units per pawn, for centipawn reports
     cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never

@@ -52,6 +52,7 @@ cdef int new_worker(Worker* w, TT* tt) except -1:
         raise
     w.s.tt = tt
     w.s.features = FEATURES_ALL
+    set_search_params(&w.s.sp, {})
     w.s.pawn_value = EVAL_SCALE
     w.s.material_pawn = EVAL_SCALE
     return 0
@@ -63,8 +64,10 @@ cdef void free_worker(Worker* w) noexcept:
     w.s = NULL
 
 
-cdef int load_genome(Worker* w, dict packed, int pawn_value, int material_pawn) except -1:
+cdef int load_genome(Worker* w, dict packed, dict tunables, int pawn_value,
+                     int material_pawn) except -1:
     make_params(&w.s.params, packed)
+    set_search_params(&w.s.sp, tunables)
     eval_caches_attach(&w.s.params, &w.caches)
     w.s.spec[0] = packed["spec_just_captured"]
     w.s.spec[1] = packed["spec_can_capture"]
@@ -106,6 +109,7 @@ KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
 MATE_THRESHOLD = MATE_BOUND
 ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
+from genchess_core.search import SEARCH_TUNABLES          # noqa: E402 (re-exported for Python)
 
 
 cdef class Searcher:
@@ -128,6 +132,7 @@ cdef class Searcher:
         self.s = self.workers[0].s
         self.pawn_unit = EVAL_SCALE
         self.packed = None
+        self._tunables = {}
 
     def __dealloc__(self):
         if self.workers != NULL:
@@ -162,7 +167,8 @@ cdef class Searcher:
             new_worker(&self.workers[i], &self.tt)
             self.workers[i].s.features = self.s.features
             if self.packed is not None:
-                load_genome(&self.workers[i], self.packed, self.s.pawn_value, self.s.material_pawn)
+                load_genome(&self.workers[i], self.packed, self._tunables, self.s.pawn_value,
+                            self.s.material_pawn)
         self.n_workers = n
 
     def clear(self):
@@ -177,16 +183,40 @@ cdef class Searcher:
             memset(w.cont_history, 0, sizeof(w.cont_history))
 
     def set_genome(self, dict packed):
-        """Load a genome's packed parameters (once per genome, not per search)."""
+        """Load a genome's packed parameters (once per genome, not per search), with
+        the search's tunables its `search` entry sets (the rest at their defaults)."""
         unit = packed["pawn_unit"]      # every kind's pack() says what its pawn is worth
         self.pawn_unit = unit if unit > 0 else EVAL_SCALE
         # The margins' pawn: the genome's own unit unless it says otherwise (a unified
         # genome's `Search pawn:`, set by games; the unit stays what scores are shown in).
         margin_pawn = packed.get("search_pawn_unit", self.pawn_unit)
+        tunables = dict(packed.get("search", {}))
         for i in range(self.n_workers):
-            load_genome(&self.workers[i], packed, <int>min(margin_pawn, EVAL_LIMIT / 16.0),
+            load_genome(&self.workers[i], packed, tunables, <int>min(margin_pawn, EVAL_LIMIT / 16.0),
                         <int>min(self.pawn_unit, EVAL_LIMIT / 16.0))
         self.packed = packed
+        self._tunables = tunables
+
+    @property
+    def tunables(self):
+        """The search's tunables that differ from their defaults (SEARCH_TUNABLES)."""
+        return dict(self._tunables)
+
+    def thread_tunables(self, int i):
+        """Every tunable's value as thread i's search reads it (for tests)."""
+        if not 0 <= i < self.n_workers:
+            raise IndexError(f"no thread {i}")
+        return search_params_dict(&self.workers[i].s.sp)
+
+    def set_tunables(self, dict values):
+        """Set the search's tunables (name -> whole number; the rest at their defaults)
+        for every thread, leaving the genome as it is; ValueError on an unknown name
+        or a value out of bounds, with nothing changed."""
+        cdef SearchParams checked
+        set_search_params(&checked, values)
+        for i in range(self.n_workers):
+            self.workers[i].s.sp = checked
+        self._tunables = dict(values)
 
     @property
     def aspiration_researches(self):

@@ -1,0 +1,80 @@
+"""The search's tunables (SEARCH_TUNABLES, SearchParams): defaults that search as the
+constants did, values that change the search, and bad values refused whole."""
+
+import pytest
+
+from genchess.genome import default_genome, hand_set_genome
+from genchess_core.board import Board
+from genchess_core.searcher import SEARCH_TUNABLES, Searcher
+
+FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+DEFAULTS = {name: default for name, default, *_ in SEARCH_TUNABLES}
+
+
+def nodes(packed, tunables=None, depth=8, threads=1):
+    searcher = Searcher(16)
+    searcher.set_genome(packed)
+    if tunables is not None:
+        searcher.set_tunables(tunables)
+    searcher.set_threads(threads)
+    return searcher.search(Board(FEN), max_depth=depth)["nodes"]
+
+
+def test_every_tunable_has_a_default_inside_its_bounds_and_a_step():
+    names = [name for name, *_ in SEARCH_TUNABLES]
+    assert len(names) == len(set(names)) >= 25
+    for name, default, lo, hi, step in SEARCH_TUNABLES:
+        assert lo <= default <= hi and 0 < step <= hi - lo, name
+
+
+def test_the_defaults_said_out_loud_search_as_nothing_said():
+    packed = hand_set_genome().pack()
+    assert nodes(packed, DEFAULTS) == nodes(packed) == nodes({**packed, "search": DEFAULTS})
+
+
+@pytest.mark.parametrize("name, value", [("rfp_margin", 150), ("lmr_base", 120), ("null_reduction", 3),
+                                         ("history_bonus_max", 800), ("delta_margin", 400),
+                                         ("aspiration_width", 10), ("futility_base", 0)])
+def test_each_tunable_reaches_the_search(name, value):
+    packed = default_genome().pack()
+    assert nodes(packed, {name: value}, depth=9) != nodes(packed, depth=9)
+
+
+def test_every_name_reaches_its_own_field():
+    # One tunable at a time off its default: read back from the struct, only it moved.
+    searcher = Searcher(16)
+    searcher.set_genome(default_genome().pack())
+    for name, default, lo, hi, step in SEARCH_TUNABLES:
+        value = hi if default != hi else lo
+        searcher.set_tunables({name: value})
+        assert searcher.thread_tunables(0) == {**DEFAULTS, name: value}, name
+
+
+def test_a_genome_block_sets_them_for_every_thread_made_before_or_after():
+    packed = {**default_genome().pack(), "search": {"lmr_base": 120, "rfp_margin": 60}}
+    searcher = Searcher(16)
+    searcher.set_threads(2)
+    searcher.set_genome(packed)
+    searcher.set_threads(3)          # a helper thread made after the genome loaded
+    assert searcher.tunables == {"lmr_base": 120, "rfp_margin": 60}
+    for i in range(3):
+        assert searcher.thread_tunables(i) == {**DEFAULTS, "lmr_base": 120, "rfp_margin": 60}
+    searcher.set_tunables({"null_reduction": 3})
+    for i in range(3):
+        assert searcher.thread_tunables(i) == {**DEFAULTS, "null_reduction": 3}
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"lmr_bass": 100}, "unknown search tunable 'lmr_bass'"),
+    ({"rfp_margin": 1000}, "rfp_margin must be a whole number from 30 to 250"),
+    ({"lmp_base": 2.5}, "lmp_base must be a whole number"),
+])
+def test_a_bad_value_is_refused_and_changes_nothing(values, message):
+    searcher = Searcher(16)
+    searcher.set_genome(default_genome().pack())
+    searcher.set_tunables({"lmr_base": 120})
+    with pytest.raises(ValueError, match=message):
+        searcher.set_tunables(values)
+    assert searcher.tunables == {"lmr_base": 120}
+    assert searcher.search(Board(FEN), max_depth=8)["nodes"] == nodes(default_genome().pack(),
+                                                                     {"lmr_base": 120})
