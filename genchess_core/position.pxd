@@ -21,7 +21,7 @@ cdef struct Position:
     # r = colour * 2 + (1 on the queen side), as in `castling`.
     int8_t castle_rook[4]   # the rook the right castles with, NO_SQ without the right
     int8_t castle_keep[64]  # the rights kept when a move starts or ends on the square
-    int castle_recheck      # rights whose rook's move can uncover or shield the king's destination
+    int castle_recheck      # rights whose rook's move can uncover the king's destination
     U64 castle_empty[4]     # must be empty: both paths and destinations, less the king and that rook
     U64 castle_safe[4]      # must be unattacked: the king's path and destination, less its own square
     bint chess960           # notation only: castling is written king-takes-rook (e1h1)

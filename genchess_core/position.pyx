@@ -304,12 +304,11 @@ cdef void set_castling(Position* p, const int* rook_squares) noexcept nogil:
         p.castle_safe[r] = (T.between[king][king_to] | bit(king_to)) & ~bit(king)
         p.castle_keep[king] &= ~(3 << (2 * color))
         p.castle_keep[rook] &= ~(1 << r)
-        # Whether the king's destination is attacked can change with the rook's move
-        # only on the queen side with the king or the rook on the b-file: the rook
-        # leaving b1 uncovers c1 to a piece on a1, and the rook arriving on d1 shields
-        # c1 when the king comes from b1. Any other line through the rook's squares
-        # to the destination runs through the king's own square (a check).
-        if r & 1 and ((king & 7) == 1 or (rook & 7) == 1):
+        # Whether the king's destination is attacked changes with the rook's move
+        # only when a queen-side rook leaves b1: that uncovers c1 to a piece on a1.
+        # Every other line through the rook's squares to the destination also runs
+        # through the king's own square, so the king would be in check already.
+        if r & 1 and (rook & 7) == 1:
             p.castle_recheck |= 1 << r
 
 
@@ -427,6 +426,9 @@ cdef int parse_castling(Position* q, str text) except -1:
                 if q.board[sq] != color * 6 + ROOK:
                     raise ValueError(f"castling right {ch!r}: no {name} rook on {square_name(sq)}")
                 r = color * 2 + ((sq & 7) < (king & 7))
+            if rooks[r] == sq:
+                raise ValueError(f"castling rights {text!r}: {named[r]!r} and {ch!r} both name "
+                                 f"the {name} rook on {square_name(sq)}")
             if rooks[r] != NO_SQ:
                 raise ValueError(f"castling rights {text!r}: {named[r]!r} and {ch!r} are both "
                                  f"{name}'s {'queen' if r & 1 else 'king'}-side right "
