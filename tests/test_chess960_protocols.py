@@ -19,7 +19,7 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from engine_helpers import (PROTOCOL_LOGS, RawEngine, genchess_command, tournament,
+from engine_helpers import (PROTOCOL_LOGS, Lines, RawEngine, genchess_command, tournament,
                             tournament_manager, uci_session, xboard_session)
 from genchess.channel import Channel
 from genchess.engine import Engine
@@ -128,17 +128,6 @@ def test_uci_game_through_python_chess_from_chess960_positions(launcher):
 
 
 # ------------------------------------------------------------------ xboard
-
-class Lines:
-    def __init__(self):
-        self.lines: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.lines.extend(text.splitlines())
-
-    def flush(self) -> None:
-        pass
-
 
 def in_process_xboard(*commands: str) -> tuple[XboardProtocol, Lines]:
     engine = Engine()
