@@ -15,7 +15,6 @@ cdef struct Position:
     int fullmove
     U64 key
     int game_ply            # plies since the position was set from a FEN
-    U64 history[KEY_HISTORY]  # ring of keys; history[game_ply % KEY_HISTORY] == key
     # Where each castling right's king and rook stand (Chess960 and standard chess
     # alike), set once with the position (set_fen) and never changed by a move; right
     # r = colour * 2 + (1 on the queen side), as in `castling`.
@@ -25,6 +24,7 @@ cdef struct Position:
     U64 castle_empty[4]     # must be empty: both paths and destinations, less the king and that rook
     U64 castle_safe[4]      # must be unattacked: the king's path and destination, less its own square
     bint chess960           # notation only: castling is written king-takes-rook (e1h1)
+    U64 history[KEY_HISTORY]  # ring of keys; history[game_ply % KEY_HISTORY] == key
 
 cdef struct Undo:
     U64 key
