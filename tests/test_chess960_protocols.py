@@ -82,6 +82,31 @@ def test_uci_reads_both_spellings_of_standard_castling(chess960, white, black):
         assert bestmove(engine, "go depth 2 searchmoves f8e8") == "f8e8"
 
 
+# (FEN, the castling king-takes-rook, a reply, then a move of the castled side that is
+# legal only if the castling was made as it should be)
+NEIGHBOURS = [
+    ("4k3/8/8/8/8/8/8/4KR2 w F - 0 1", "e1f1", "e8d8", "g1h1"),      # the rook stays on f1
+    ("2rk4/8/8/8/8/8/8/4K3 b c - 0 1", "d8c8", "e1f1", "d8d1"),      # king and rook swap
+    ("4k3/8/8/8/8/8/8/R1K5 w A - 0 1", "c1a1", "e8e7", "d1d8"),      # the king stays on c1
+]
+NEIGHBOUR_IDS = ["rook-on-f1", "rook-next-to-king", "king-on-c1"]
+
+
+@pytest.mark.parametrize("fen,castling,reply,then", NEIGHBOURS, ids=NEIGHBOUR_IDS)
+def test_uci_castles_with_the_rook_beside_the_king_or_the_king_in_place(fen, castling, reply, then):
+    board = chess.Board(fen, chess960=True)
+    assert chess.Move.from_uci(then) not in board.legal_moves
+    board.push_uci(castling)
+    board.push_uci(reply)
+    assert chess.Move.from_uci(then) in board.legal_moves
+    with uci_session() as engine:
+        engine.send("setoption name UCI_Chess960 value true")
+        engine.send(f"position fen {fen}")
+        assert bestmove(engine, f"go depth 2 searchmoves {castling}") == castling
+        engine.send(f"position fen {fen} moves {castling} {reply}")
+        assert bestmove(engine, f"go depth 2 searchmoves {then}") == then
+
+
 def test_uci_plays_a_chess960_position_given_in_x_fen_or_shredder_fen():
     board = chess.Board(KING_ON_B1, chess960=True)
     with uci_session() as engine:
@@ -167,6 +192,21 @@ def test_xboard_fischerandom_reads_every_castling_form(sent, meant):
     assert xboard.engine.board.fen() == expected.fen()
 
 
+@pytest.mark.parametrize("fen,castling,reply,then", NEIGHBOURS, ids=NEIGHBOUR_IDS)
+def test_xboard_castles_with_the_rook_beside_the_king_or_the_king_in_place(fen, castling, reply, then):
+    expected = chess.Board(fen, chess960=True)
+    written = "O-O" if expected.is_kingside_castling(expected.parse_uci(castling)) else "O-O-O"
+    for move in (castling, reply, then):
+        expected.push_uci(move)
+    for sent in (written, castling):
+        xboard, out = in_process_xboard("variant fischerandom", "force", f"setboard {fen}")
+        assert xboard.cecp_moves([castling, reply]) == [written, reply]
+        for move in (sent, reply, then):
+            xboard.handle(f"usermove {move}")
+        assert not [line for line in out.lines if line.startswith(("Illegal", "Error"))], out.lines
+        assert xboard.engine.board.fen() == expected.fen()
+
+
 @pytest.mark.parametrize("sent", ["O-O", "O-O-O", "b1g1", "b1h1"])
 def test_xboard_refuses_a_castling_that_is_not_legal(sent):
     blocked = "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RKN3NR w HAha - 0 1"
@@ -235,7 +275,8 @@ def test_cutechess_fischerandom_uci_against_xboard(tmp_path):
                     *[f"arg={a}" for a in genchess[1:]], f"arg={protocol}", f"proto={protocol}"]
     command = [cutechess, "-variant", "fischerandom", *engines, "-each", "tc=0/1+0.01", "timemargin=100",
                "-maxmoves", "40", "-games", "2", "-pgnout", str(tmp_path / "games.pgn")]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
     output = proc.stdout + proc.stderr
     tm = tournament()
     assert proc.returncode == 0 and not tm.warnings(output), output[-3000:]
@@ -257,7 +298,9 @@ def test_fastchess_fischerandom_game(tmp_path):
                "-openings", f"file={openings}", "format=epd", "order=sequential",
                "-maxmoves", "40", "-rounds", "1", "-games", "2",
                "-pgnout", f"file={tmp_path / 'games.pgn'}"]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    # In its own directory: fastchess leaves its config.json (for resuming) where it runs.
+    proc = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output[-3000:]
     assert "Games: 2," in output, output[-3000:]
