@@ -31,13 +31,81 @@ def _depth(text):
     return value
 
 
+def read_perft_suite(path):
+    """[(line number, FEN, {depth: leaf count})] of an EPD perft suite, lines as
+    `FEN ;D1 20 ;D2 400` (tests/data/perftsuite.epd, tests/data/perft960.epd), `#`
+    lines and blank lines skipped; ValueError naming the file and line otherwise."""
+    from genchess_core import Board, FenError
+
+    cases = []
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, start=1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fen, *items = line.split(";")
+            try:
+                Board(fen.strip())
+                counts = {}
+                for item in items:
+                    depth, count = item.split()
+                    if depth[:1] != "D":
+                        raise ValueError
+                    counts[int(depth[1:])] = int(count)
+            except FenError as e:
+                raise ValueError(f"{path}:{number}: {e}") from None
+            except ValueError:
+                raise ValueError(f"{path}:{number}: expected FEN ;D1 COUNT ;D2 COUNT ..., "
+                                 f"not {line.strip()[:80]!r}") from None
+            cases.append((number, fen.strip(), counts))
+    return cases
+
+
+def perft_suite(args):
+    """Check every count of a perft suite up to DEPTH; status 1 on any mismatch."""
+    from genchess_core import Board
+
+    try:
+        cases = read_perft_suite(args.suite)
+    except OSError as e:
+        print(f"genchess perft: cannot read {args.suite}: {e.strerror}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"genchess perft: {e}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    checked = failed = nodes = 0
+    for number, fen, counts in cases:
+        board = Board(fen)
+        for depth in sorted(d for d in counts if d <= args.depth):
+            got = board.perft(depth)
+            nodes += got
+            checked += 1
+            if got != counts[depth]:
+                failed += 1
+                print(f"{args.suite}:{number}: depth {depth}: {got} nodes, expected "
+                      f"{counts[depth]} ({fen})")
+    elapsed = time.perf_counter() - start
+    print(f"{len(cases)} positions, {checked} counts to depth {args.depth}: "
+          + (f"{failed} wrong" if failed else "all match"))
+    print(f"Nodes searched: {nodes}")
+    print(f"Time: {elapsed * 1000:.1f} ms")
+    return 1 if failed else 0
+
+
 def cmd_perft(args):
     from genchess_core import Board, FenError
 
+    if args.suite is not None:
+        if args.fen is not None or args.divide:
+            print("genchess perft: --suite checks a file of positions; it takes no --fen or --divide",
+                  file=sys.stderr)
+            return 2
+        return perft_suite(args)
     try:
         # `--fen ""` is a FEN, and an empty one is bad (as python-chess has it);
         # only leaving the option out means the start position.
-        board = Board(args.fen) if args.fen is not None else Board()
+        board = Board(args.fen, chess960=args.chess960) if args.fen is not None \
+            else Board(chess960=args.chess960)
     except FenError as e:
         print(f"genchess perft: {e}", file=sys.stderr)
         return 2
@@ -236,8 +304,16 @@ def build_parser():
                        description="Count leaf nodes to DEPTH (draw rules ignored), "
                                    "as Stockfish's `go perft` does.")
     p.add_argument("depth", type=_depth, metavar="DEPTH", help="plies to search (0-20)")
-    p.add_argument("--fen", help="start position (default: the standard start)")
+    p.add_argument("--fen", help="start position (default: the standard start); Chess960 "
+                                 "castling rights in X-FEN (KQkq, or a rook's file) or "
+                                 "Shredder-FEN (HAha)")
     p.add_argument("--divide", action="store_true", help="print the count below each root move")
+    p.add_argument("--chess960", action="store_true",
+                   help="write castling as king-takes-rook (e1h1) in --divide, as UCI_Chess960 does")
+    p.add_argument("--suite", metavar="FILE",
+                   help="check every count up to DEPTH of a perft suite (lines `FEN ;D1 N ;D2 N`), "
+                        "such as tests/data/perftsuite.epd or the Chess960 suite "
+                        "tests/data/perft960.epd; exit status 1 on a wrong count")
     p.set_defaults(func=cmd_perft)
 
     p = sub.add_parser("eval", help="a position's static evaluation, term by term",

@@ -81,6 +81,9 @@ class BackgroundSearch:
 
     def __init__(self):
         self.board = Board()
+        # Castling written king-takes-rook (UCI_Chess960, xboard's fischerandom). The
+        # rules need no switch: a Chess960 FEN is played by the Chess960 rules anyway.
+        self.chess960 = False
         self._thread: threading.Thread | None = None
         self._stop_requested = threading.Event()
         self._ponderhit = threading.Event()
@@ -95,11 +98,16 @@ class BackgroundSearch:
         if self.is_searching():
             raise RuntimeError("set_position while searching")
         # None means the start position; an empty FEN is a bad FEN, not a default.
-        board = Board(STARTING_FEN) if fen is None or fen == "startpos" else Board(fen)
+        board = Board(STARTING_FEN if fen is None or fen == "startpos" else fen, chess960=self.chess960)
         for move in moves:
             board.push_uci(move)
         self.wait()
         self.board = board
+
+    def set_chess960(self, on: bool) -> None:
+        """Write (and first read) castling as king-takes-rook, e1h1, or as the king's move, e1g1."""
+        self.chess960 = on
+        self.board.chess960 = on
 
     def go(self, limits: Limits, on_info: Callable[[Info], None] | None = None,
            on_bestmove: Callable[[SearchResult], None] | None = None) -> None:
@@ -265,6 +273,7 @@ class Engine(BackgroundSearch):
         if self.book is not None and not (limits.infinite or limits.ponder):
             move = self.book.choose(board.fen())
             if move is not None:
+                move = board.parse_uci(move)     # castling in this board's notation
                 return SearchResult(move, None, Score(cp=0), 0, 0, 0, [move])
         budget = self._budget(limits)
         if limits.received is not None:

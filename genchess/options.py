@@ -95,7 +95,7 @@ class Settings:
             "ga init level": "set_ga_init_level", "ga nodes": "set_ga_nodes",
             "book file": "set_book", "book depth": "set_book_depth",
             "skill level": "set_skill_level", "uci_limitstrength": "set_limit_strength",
-            "uci_elo": "set_uci_elo",
+            "uci_elo": "set_uci_elo", "uci_chess960": "set_chess960",
         }.get(name.strip().lower())
         return getattr(self, method) if method else None
 
@@ -143,6 +143,11 @@ class Settings:
         self.engine.set_skill(skill)
         for name, value in values.items():
             setattr(self, name, value)
+
+    def set_chess960(self, text: str) -> None:
+        """Castling written king-takes-rook (e1h1), as UCI GUIs expect when they play
+        Chess960; Chess960 positions themselves need no option."""
+        self.engine.set_chess960(parse_check("UCI_Chess960", text))
 
     def set_ga_init_level(self, text: str) -> None:
         self.engine.ga_init_level = parse_spin("GA Init Level", text)

@@ -137,6 +137,7 @@ class UciProtocol:
         self.send("option name Search type combo default iterative "
                   + " ".join(f"var {mode}" for mode in SEARCH_MODES))
         self.send("option name Ponder type check default false")
+        self.send("option name UCI_Chess960 type check default false")
         if ELO_RANGE is not None:
             self.send("option name UCI_LimitStrength type check default false")
         self.send("option name Book File type string default <empty>")
@@ -219,11 +220,15 @@ class UciProtocol:
         problems: list[str] = []
         limits = parse_go(args, problems)
         limits.received = self.channel.received
-        legal = set(self.engine.board.legal_moves())
-        bad = [m for m in limits.searchmoves if m not in legal]
+        wanted, bad = [], []
+        for move in limits.searchmoves:
+            try:
+                wanted.append(self.engine.board.parse_uci(move))    # castling in either spelling
+            except MoveError:
+                bad.append(move)
         if bad:
             problems.append(f"go searchmoves: not legal here, ignored: {' '.join(bad)[:200]}")
-            limits.searchmoves = [m for m in limits.searchmoves if m in legal]
+        limits.searchmoves = wanted
         for problem in problems:
             self.info_string(problem)
         self.limits = limits

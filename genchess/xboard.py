@@ -5,6 +5,10 @@ plays, the clocks and the moves, and answers a user move with its own when it is
 its turn. This module is that state machine; the thinking itself is the same
 engine facade UCI uses. Errors get the replies the specification asks for
 (`Illegal move: X`, `Error (...): X`) and leave the game as it was.
+
+Chess960 is CECP's variant `fischerandom`: castling is sent as O-O and O-O-O, as
+the specification asks, and read in every form a GUI may use (O-O, the king's
+move, king-takes-rook); `new` returns to the variant `normal`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ MATE_SCORE_XBOARD = 100000      # mate in N is reported as 100000 + N, mated as 
 
 # Commands we accept and ignore: they inform, but change nothing we use.
 IGNORED = {"accepted", "rejected", "random", "computer", "name", "rating", "ics", "draw",
-           "hint", "bk", "egtpath", "xboard", "variant", "pause", "resume"}
+           "hint", "bk", "egtpath", "xboard", "pause", "resume"}
+
+VARIANTS = ("normal", "fischerandom")
+CASTLING_WORDS = {"O-O": "O-O", "O-O-O": "O-O-O", "0-0": "O-O", "0-0-0": "O-O-O"}
 
 
 class XboardError(ValueError):
@@ -50,7 +57,8 @@ def parse_base_minutes(text: str) -> float:
     return finite_number(text, 0, 10**5)
 
 
-def format_thinking(info: Info) -> str | None:
+def format_thinking(info: Info, pv: list[str]) -> str | None:
+    """CECP's thinking line for `info`, with its principal variation written as `pv`."""
     if not info.depth or info.score is None:
         return None
     if info.score.mate is not None:
@@ -58,7 +66,7 @@ def format_thinking(info: Info) -> str | None:
         score = MATE_SCORE_XBOARD + mate if mate > 0 else -MATE_SCORE_XBOARD + mate
     else:
         score = info.score.cp
-    return f"{info.depth} {score} {info.time_ms // 10} {info.nodes} {' '.join(info.pv)}"
+    return f"{info.depth} {score} {info.time_ms // 10} {info.nodes} {' '.join(pv)}"
 
 
 class XboardProtocol:
@@ -120,8 +128,42 @@ class XboardProtocol:
 
     @staticmethod
     def _looks_like_move(text: str) -> bool:
-        return len(text) in (4, 5) and text[0] in "abcdefgh" and text[1] in "12345678" \
-            and text[2] in "abcdefgh" and text[3] in "12345678"
+        return text in CASTLING_WORDS or len(text) in (4, 5) and text[0] in "abcdefgh" \
+            and text[1] in "12345678" and text[2] in "abcdefgh" and text[3] in "12345678"
+
+    def cecp_moves(self, moves: list[str]) -> list[str]:
+        """Moves from the current position (UCI, the engine's notation) as CECP writes
+        them: in fischerandom castling is O-O or O-O-O, the rest as they are."""
+        if not self.engine.chess960:
+            return moves
+        board = self.engine.board.copy()
+        written = []
+        for move in moves:
+            sides = {uci: side for side, uci in board.castling_moves().items()}
+            written.append(sides.get(move, move))
+            try:
+                board.push_uci(move)
+            except MoveError:
+                return written + moves[len(written):]
+        return written
+
+    def read_move(self, text: str) -> str:
+        """A move as a GUI sends it, as the engine's UCI: coordinates (castling as
+        king-takes-rook or, where it is no other king move, as the king's move) or
+        O-O / O-O-O; MoveError if it is no legal move."""
+        board = self.engine.board
+        castling = board.castling_moves()
+        if text in CASTLING_WORDS:
+            if CASTLING_WORDS[text] not in castling:
+                raise MoveError(f"no legal {text} here")
+            return castling[CASTLING_WORDS[text]]
+        try:
+            return board.parse_uci(text)
+        except MoveError:
+            for side, uci in castling.items():
+                if text == uci[:2] + ("g" if side == "O-O" else "c") + uci[1]:
+                    return uci
+            raise
 
     @staticmethod
     def _centiseconds(text: str) -> int:
@@ -170,15 +212,16 @@ class XboardProtocol:
 
     def on_info(self, info: Info) -> None:
         if self.post:
-            line = format_thinking(info)
+            line = format_thinking(info, self.cecp_moves(info.pv))
             if line:
                 self.send(line)
 
     def on_bestmove(self, result: SearchResult) -> None:
         """Runs in the search thread: play our move, claim a finished game, then pongs."""
         if self.thinking and result.bestmove is not None and not self.force:
+            move = self.cecp_moves([result.bestmove])[0]
             self.engine.board.push_uci(result.bestmove)
-            self.send(f"move {result.bestmove}")
+            self.send(f"move {move}")
             self.claim_if_over()
         self.thinking = False
         self.flush_pongs()
@@ -211,7 +254,7 @@ class XboardProtocol:
         features = [
             "ping=1", "setboard=1", "usermove=1", "playother=1", "time=1", "draw=0", "sigint=0",
             "sigterm=0", "reuse=1", "analyze=1", "colors=0", "name=1", "memory=1", "san=0",
-            "pause=0", "nps=0", "debug=1", "smp=1",
+            "pause=0", "nps=0", "debug=1", "smp=1", f'variants="{",".join(VARIANTS)}"',
             f'myname="{getattr(self.engine, "display_name", f"GenChess {__version__}")}"',
             'option="Genome -file <default>"', 'option="Genome ID -string <none>"',
             'option="Search -combo *' + " /// ".join(SEARCH_MODES) + '"',
@@ -230,6 +273,7 @@ class XboardProtocol:
     def cmd_new(self, args):
         self.halt()
         self.analyzing = False
+        self.engine.set_chess960(False)               # CECP: `new` resets the variant to normal
         self.engine.set_position(STARTING_FEN)
         self.engine.new_game()
         self.force = False
@@ -237,6 +281,15 @@ class XboardProtocol:
         self.depth_limit = None
         self.seconds_per_move = None
         self.game_over = False
+
+    def cmd_variant(self, args):
+        """`variant fischerandom` (Chess960: castling as O-O and O-O-O) or `normal`;
+        the position comes next, by setboard."""
+        if not args or args[0] not in VARIANTS:
+            raise XboardError(f"variant {' '.join(args)[:40]!r} is not played here "
+                              f"(variants: {', '.join(VARIANTS)})")
+        self.halt()
+        self.engine.set_chess960(args[0] == "fischerandom")
 
     def cmd_force(self, args):
         self.halt()
@@ -286,7 +339,7 @@ class XboardProtocol:
             return
         self.halt()                              # stop pondering or analysing
         try:
-            self.engine.board.push_uci(move)
+            self.engine.board.push_uci(self.read_move(move))
         except MoveError:
             self.send(f"Illegal move: {move}")
             if self.analyzing:

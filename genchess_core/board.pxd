@@ -9,3 +9,4 @@ cdef class Board:
     cdef int capacity
     cdef _reserve(self, int n)
     cdef _push(self, Move m)
+    cdef Move _parse(self, uci) except? 0

@@ -3,6 +3,11 @@
 # It is deliberately not on the hot path: it trades speed for a friendly API
 # (UCI strings in and out, exceptions with clear messages). Search and perft run
 # on the wrapped C struct without the GIL.
+#
+# Chess960 positions need no mode: any FEN with X-FEN or Shredder-FEN castling
+# rights is played by the Chess960 rules, standard chess being one of its start
+# positions. The `chess960` flag only chooses how castling is written: the king's
+# move (e1g1) or king-takes-rook (e1h1), as python-chess and UCI_Chess960 have it.
 
 from collections import namedtuple
 from libc.stdlib cimport malloc, realloc, free
@@ -10,7 +15,8 @@ from libc.stdlib cimport malloc, realloc, free
 from genchess_core.types cimport *
 from genchess_core.position cimport (Position, Undo, make_move, unmake_move, make_null,
                                      unmake_null, in_check, set_fen, get_fen, move_to_uci,
-                                     compute_key, repetition_count)
+                                     compute_key, repetition_count, castling_text,
+                                     is_standard_castling)
 from genchess_core.movegen cimport (generate_legal, game_status, perft, GEN_ALL,
                                     STATUS_ONGOING, STATUS_CHECKMATE, STATUS_STALEMATE,
                                     STATUS_INSUFFICIENT, STATUS_SEVENTYFIVE, STATUS_FIVEFOLD,
@@ -44,9 +50,10 @@ _DRAWS = {
 
 
 cdef class Board:
-    """A chess position with its move history: Board() or Board(fen)."""
+    """A chess position with its move history: Board(), Board(fen) or Board(fen, chess960=True)
+    (castling written king-takes-rook)."""
 
-    def __cinit__(self, fen=None):
+    def __cinit__(self, fen=None, chess960=False):
         self.capacity = 64
         self.n_played = 0
         self.undos = <Undo*>malloc(self.capacity * sizeof(Undo))
@@ -54,8 +61,9 @@ cdef class Board:
         if not self.undos or not self.played:
             raise MemoryError()
 
-    def __init__(self, fen=None):
+    def __init__(self, fen=None, chess960=False):
         self.set_fen(STARTING_FEN if fen is None else fen)
+        self.chess960 = chess960
 
     def __dealloc__(self):
         free(self.undos)
@@ -65,14 +73,27 @@ cdef class Board:
         """Set up `fen` (6 fields, or 4 as in EPD); on error raise FenError and keep the position."""
         if not isinstance(fen, str):
             raise FenError(f"FEN must be a string, not {type(fen).__name__}")
+        cdef bint chess960 = self.pos.chess960
         try:
             set_fen(&self.pos, fen)
         except ValueError as e:
             raise FenError(f"invalid FEN {fen.strip()!r}: {e}") from None
+        self.pos.chess960 = chess960
         self.n_played = 0
 
-    def fen(self):
-        return get_fen(&self.pos)
+    def fen(self, shredder=False):
+        """The position as FEN, castling rights in X-FEN (KQkq, a rook's file only
+        where K or Q would name another rook), or in Shredder-FEN (HAha) if asked."""
+        return get_fen(&self.pos, shredder)
+
+    @property
+    def chess960(self):
+        """Whether castling is written king-takes-rook (e1h1) rather than as the king's move."""
+        return bool(self.pos.chess960)
+
+    @chess960.setter
+    def chess960(self, value):
+        self.pos.chess960 = bool(value)
 
     def copy(self):
         """An independent board with the same position and history (cheap: a struct copy)."""
@@ -122,26 +143,51 @@ cdef class Board:
     @property
     def move_stack(self):
         """Moves played since the position was set, as UCI strings."""
-        return [move_to_uci(self.played[i]) for i in range(self.n_played)]
+        return [move_to_uci(&self.pos, self.played[i]) for i in range(self.n_played)]
 
     def legal_moves(self):
-        """Legal moves as UCI strings (castling as e1g1, promotions as e7e8q)."""
+        """Legal moves as UCI strings (castling as e1g1, or e1h1 in Chess960 notation;
+        promotions as e7e8q)."""
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_legal(&self.pos, moves, GEN_ALL)
-        return [move_to_uci(moves[i]) for i in range(n)]
+        return [move_to_uci(&self.pos, moves[i]) for i in range(n)]
 
-    def push_uci(self, uci):
-        """Play a move given in UCI notation; raise MoveError if malformed or illegal."""
+    def castling_moves(self):
+        """The legal castling moves, as {'O-O': uci, 'O-O-O': uci} (a side only when legal)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_legal(&self.pos, moves, GEN_ALL), i
+        return {"O-O" if move_flags(moves[i]) == FLAG_KING_CASTLE else "O-O-O": move_to_uci(&self.pos, moves[i])
+                for i in range(n) if move_is_castle(moves[i])}
+
+    cdef Move _parse(self, uci) except? 0:
+        """The legal move `uci` names. Castling is read as the notation writes it, and
+        also as king-takes-rook in standard notation and as the king's move where the
+        king and rook start on standard squares (in Chess960 notation too), as
+        python-chess reads it."""
         cdef Move moves[MAX_MOVES]
         cdef int n, i
         if not isinstance(uci, str) or not _looks_like_uci(uci):
             raise MoveError(f"malformed move {uci!r}: expected UCI notation such as e2e4 or e7e8q")
         n = generate_legal(&self.pos, moves, GEN_ALL)
         for i in range(n):
-            if move_to_uci(moves[i]) == uci:
-                self._push(moves[i])
-                return
+            if move_to_uci(&self.pos, moves[i]) == uci:
+                return moves[i]
+        for i in range(n):
+            if move_is_castle(moves[i]) and (
+                    castling_text(&self.pos, moves[i], True) == uci
+                    or (is_standard_castling(&self.pos, moves[i])
+                        and castling_text(&self.pos, moves[i], False) == uci)):
+                return moves[i]
         raise MoveError(f"illegal move {uci!r} in position {self.fen()}")
+
+    def parse_uci(self, uci):
+        """The legal move `uci` names, written as legal_moves() writes it (castling in
+        this board's notation); raise MoveError if malformed or illegal."""
+        return move_to_uci(&self.pos, self._parse(uci))
+
+    def push_uci(self, uci):
+        """Play a move given in UCI notation; raise MoveError if malformed or illegal."""
+        self._push(self._parse(uci))
 
     cdef _push(self, Move m):
         self._reserve(self.n_played + 1)
@@ -175,7 +221,7 @@ cdef class Board:
         if self.n_played + 1 >= KEY_HISTORY:
             self.pos.history[(self.n_played + 1) & (KEY_HISTORY - 1)] = \
                 self.undos[self.n_played + 1 - KEY_HISTORY].key
-        return move_to_uci(m)
+        return move_to_uci(&self.pos, m)
 
     def is_check(self):
         return bool(in_check(&self.pos))
@@ -227,7 +273,7 @@ cdef class Board:
                 make_move(&self.pos, moves[i], &u)
                 count = perft(&self.pos, depth - 1, True)
                 unmake_move(&self.pos, moves[i], &u)
-            result.append((move_to_uci(moves[i]), count))
+            result.append((move_to_uci(&self.pos, moves[i]), count))
         return sorted(result)
 
     def __str__(self):

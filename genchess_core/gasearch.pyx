@@ -609,7 +609,7 @@ cdef class _GA:
     cdef list branch_uci(self, int node):
         cdef Move moves[GA_MAX_PLY]
         cdef int n = read_branch(&self.g.tree, node, moves), i
-        return [move_to_uci(moves[i]) for i in range(n)]
+        return [move_to_uci(&self.g.s.pos, moves[i]) for i in range(n)]
 
     cdef dict report(self, double start):
         """The search result so far, in Searcher.search's form."""
@@ -618,11 +618,11 @@ cdef class _GA:
         cdef int best = self.root_best(), node
         if best < 0:
             # Not even one root move fitted in the pool or the time: any legal move.
-            line = (0, [move_to_uci(s.root_moves[0])])
+            line = (0, [move_to_uci(&s.pos, s.root_moves[0])])
         else:
             node = best_end(&g.tree)
             pv = self.branch_uci(node) if node > 0 else []
-            if not pv or pv[0] != move_to_uci(g.tree.nodes[best].move):
+            if not pv or pv[0] != move_to_uci(&s.pos, g.tree.nodes[best].move):
                 pv = self.branch_uci(best)
             line = (g.tree.nodes[best].value, pv)
         return {"depth": g.tree.height, "seldepth": g.tree.height, "nodes": s.nodes,
@@ -764,7 +764,7 @@ def crossover(Searcher searcher, Board board, list a, list b, int point):
     for first in range(2):
         n = crossover_child(&ga.g, pair[first], lengths[first], pair[1 - first],
                             lengths[1 - first], point, child)
-        out.append(None if n < 0 else [move_to_uci(child[i]) for i in range(n)])
+        out.append(None if n < 0 else [move_to_uci(&board.pos, child[i]) for i in range(n)])
     return out
 
 
@@ -776,4 +776,4 @@ def mutate(Searcher searcher, Board board, list branch, int place, U64 seed=1):
     cdef int na = parse_branch(board, branch, ma), n
     ga.g.rng = seed | 1
     n = mutate_child(&ga.g, ma, na, place, child)
-    return None if n < 0 else [move_to_uci(child[i]) for i in range(n)]
+    return None if n < 0 else [move_to_uci(&board.pos, child[i]) for i in range(n)]

@@ -14,7 +14,8 @@ from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_
                                      rook_attacks, bishop_attacks, queen_attacks,
                                      RANK_1, RANK_8, FILE_A, FILE_H, DARK_SQUARES)
 from genchess_core.position cimport (Position, Undo, make_move, unmake_move, attackers_to,
-                                     king_square, in_check, repetition_count, side_attacks)
+                                     king_square, in_check, repetition_count, side_attacks,
+                                     castle_king_to, castle_rook_to)
 
 cdef const AttackTables* T = attack_tables()
 
@@ -71,7 +72,7 @@ cdef inline U64 pinned_pieces(const Position* p, int us, int ksq) noexcept nogil
 cdef int generate_legal(const Position* p, Move* moves, int kind) noexcept nogil:
     cdef int us = p.side, them = p.side ^ 1
     cdef int ksq = king_square(p, us), frm, to, up = 8 if us == WHITE else -8
-    cdef int n = 0
+    cdef int n = 0, right
     cdef U64 own = p.occ[us], enemy = p.occ[them], occ = p.all, empty = ~p.all
     cdef U64 checkers, pinned, b, targets, check_mask, free_pawns, pinned_pawns
     cdef U64 pushes, doubles, caps, third_rank, king_occ, pawn_bb
@@ -174,31 +175,25 @@ cdef int generate_legal(const Position* p, Move* moves, int kind) noexcept nogil
                 moves[n] = make_move_code(frm, p.ep, FLAG_EP_CAPTURE)
                 n += 1
 
-    # Castling: not out of, through or into check; squares between king and rook empty.
+    # Castling: not out of, through or into check, the paths empty (the position's masks).
     if want_quiets and not checkers:
-        if us == WHITE:
-            if (p.castling & WHITE_OO) and not (occ & 0x60) and not square_attacked(p, 5, them) \
-                    and not square_attacked(p, 6, them):
-                moves[n] = make_move_code(4, 6, FLAG_KING_CASTLE)
-                n += 1
-            if (p.castling & WHITE_OOO) and not (occ & 0x0E) and not square_attacked(p, 3, them) \
-                    and not square_attacked(p, 2, them):
-                moves[n] = make_move_code(4, 2, FLAG_QUEEN_CASTLE)
-                n += 1
-        else:
-            if (p.castling & BLACK_OO) and not (occ & 0x6000000000000000ULL) \
-                    and not square_attacked(p, 61, them) and not square_attacked(p, 62, them):
-                moves[n] = make_move_code(60, 62, FLAG_KING_CASTLE)
-                n += 1
-            if (p.castling & BLACK_OOO) and not (occ & 0x0E00000000000000ULL) \
-                    and not square_attacked(p, 59, them) and not square_attacked(p, 58, them):
-                moves[n] = make_move_code(60, 58, FLAG_QUEEN_CASTLE)
+        for right in range(2 * us, 2 * us + 2):
+            if p.castling & (1 << right) and not (occ & p.castle_empty[right]) \
+                    and castling_is_safe(p, right, them):
+                moves[n] = make_move_code(ksq, castle_king_to(right), FLAG_KING_CASTLE + (right & 1))
                 n += 1
     return n
 
 
-cdef inline bint square_attacked(const Position* p, int sq, int by) noexcept nogil:
-    return (attackers_to(p, sq, p.all) & p.occ[by]) != 0
+cdef inline bint castling_is_safe(const Position* p, int right, int them) noexcept nogil:
+    """No square the king crosses is attacked, nor its destination once the rook has
+    moved: in Chess960 the castling rook may be what shields that square."""
+    cdef U64 path = p.castle_safe[right] & ~bit(castle_king_to(right))
+    while path:
+        if attackers_to(p, pop_lsb(&path), p.all) & p.occ[them]:
+            return False
+    return not (attackers_to(p, castle_king_to(right), (p.all ^ bit(p.castle_rook[right]))
+                             | bit(castle_rook_to(right))) & p.occ[them])
 
 
 cdef int generate_evasions(const Position* p, Move* moves) noexcept nogil:
@@ -262,7 +257,7 @@ cdef int legal_count_given_danger(Position* p, int c, U64 danger, U64* attack_ta
     square; so do check and castling. In check it falls back to the generator (few
     positions, few moves)."""
     cdef Move moves[MAX_MOVES]
-    cdef int them = c ^ 1, ksq = king_square(p, c), frm, to, n, up = 8 if c == WHITE else -8
+    cdef int them = c ^ 1, ksq = king_square(p, c), frm, to, n, up = 8 if c == WHITE else -8, right
     cdef U64 own = p.occ[c], occ = p.all, empty = ~p.all, their_king = p.bb[them * 6 + KING]
     cdef U64 enemy = p.occ[them] & ~their_king      # legal_moves_as never counts a king capture
     cdef U64 targets = ~own & ~their_king, pinned, b, pushes, caps, last = RANK_1 | RANK_8
@@ -321,15 +316,12 @@ cdef int legal_count_given_danger(Position* p, int c, U64 danger, U64* attack_ta
             if not (attackers_to(p, ksq, (occ ^ bit(frm) ^ bit(to)) | bit(p.ep)) & p.occ[them] & ~bit(to)):
                 n += 1
                 hit |= bit(p.ep)
-    # Castling, out of check: the squares the king crosses are safe by the same map.
-    if c == WHITE:
-        n += (p.castling & WHITE_OO) != 0 and not (occ & 0x60) and not (danger & 0x60)
-        n += (p.castling & WHITE_OOO) != 0 and not (occ & 0x0E) and not (danger & 0x0C)
-    else:
-        n += (p.castling & BLACK_OO) != 0 and not (occ & 0x6000000000000000ULL) \
-            and not (danger & 0x6000000000000000ULL)
-        n += (p.castling & BLACK_OOO) != 0 and not (occ & 0x0E00000000000000ULL) \
-            and not (danger & 0x0C00000000000000ULL)
+    # Castling, out of check: the squares the king crosses are safe by the same map,
+    # except where the rook's own move decides (castle_recheck: Chess960 only).
+    for right in range(2 * c, 2 * c + 2):
+        if p.castling & (1 << right) and not (occ & p.castle_empty[right]) \
+                and not (danger & p.castle_safe[right]):
+            n += not (p.castle_recheck & (1 << right)) or castling_is_safe(p, right, them)
     attack_targets[0] = hit
     return n
 

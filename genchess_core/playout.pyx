@@ -159,13 +159,13 @@ cdef class MonteCarlo:
                         break       # a huge move list must not overrun the clock
         self.playouts = done
         elapsed = now_seconds() - start
-        stats = [(move_to_uci(self.root[i]),
+        stats = [(move_to_uci(&root, self.root[i]),
                   self.total[i] / self.count[i] if self.count[i] else 0.0, self.count[i])
                  for i in range(n)]
         best = None
         mean = 0.0
         if mate_index >= 0:
-            best, mean = move_to_uci(self.root[mate_index]), 1.0
+            best, mean = move_to_uci(&root, self.root[mate_index]), 1.0
         elif n:
             # Best average; among equals the most tried, then the first generated.
             order = sorted(range(n), key=lambda k: (stats[k][2] > 0, stats[k][1], stats[k][2]),

@@ -1,6 +1,6 @@
 # The position as a C struct, make/unmake with an undo record, Zobrist keys, FEN.
 
-from genchess_core.types cimport U64, Move, KEY_HISTORY, PAWN
+from genchess_core.types cimport U64, Move, KEY_HISTORY, PAWN, FLAG_KING_CASTLE
 from libc.stdint cimport int8_t
 
 cdef struct Position:
@@ -9,12 +9,21 @@ cdef struct Position:
     U64 all                 # occ[0] | occ[1]
     int8_t board[64]        # square -> piece, NO_PIECE when empty
     int side
-    int castling            # WHITE_OO | WHITE_OOO | BLACK_OO | BLACK_OOO
+    int castling            # WHITE_OO | WHITE_OOO | BLACK_OO | BLACK_OOO: right r is bit 1 << r
     int ep                  # en-passant square, set only when a legal ep capture exists
     int halfmove
     int fullmove
     U64 key
     int game_ply            # plies since the position was set from a FEN
+    # Where each castling right's king and rook stand (Chess960 and standard chess
+    # alike), set once with the position (set_fen) and never changed by a move; right
+    # r = colour * 2 + (1 on the queen side), as in `castling`.
+    int8_t castle_rook[4]   # the rook the right castles with, NO_SQ without the right
+    int8_t castle_keep[64]  # the rights kept when a move starts or ends on the square
+    int castle_recheck      # rights whose rook's move can uncover the king's destination
+    U64 castle_empty[4]     # must be empty: both paths and destinations, less the king and that rook
+    U64 castle_safe[4]      # must be unattacked: the king's path and destination, less its own square
+    bint chess960           # notation only: castling is written king-takes-rook (e1h1)
     U64 history[KEY_HISTORY]  # ring of keys; history[game_ply % KEY_HISTORY] == key
 
 cdef struct Undo:
@@ -36,9 +45,28 @@ cdef int king_square(const Position* p, int color) noexcept nogil
 cdef int repetition_count(const Position* p) noexcept nogil
 cdef U64 compute_key(const Position* p) noexcept nogil
 
+cdef void set_castling(Position* p, const int* rook_squares) noexcept nogil
+cdef void castling_from_rights(Position* p) noexcept nogil
 cdef int set_fen(Position* p, str fen) except -1
-cdef str get_fen(const Position* p)
-cdef str move_to_uci(Move m)
+cdef str get_fen(const Position* p, bint shredder=*)
+cdef str move_to_uci(const Position* p, Move m)
+cdef str castling_text(const Position* p, Move m, bint king_takes_rook)
+cdef bint is_standard_castling(const Position* p, Move m)
+
+
+cdef inline int castle_right(int color, int flags) noexcept nogil:
+    """The right (0-3) a castling move of `color` with `flags` uses."""
+    return color * 2 + (flags - FLAG_KING_CASTLE)
+
+
+cdef inline int castle_king_to(int right) noexcept nogil:
+    """Where the king ends: g1, c1, g8 or c8."""
+    return (right >> 1) * 56 + (2 if right & 1 else 6)
+
+
+cdef inline int castle_rook_to(int right) noexcept nogil:
+    """Where the rook ends: f1, d1, f8 or d8."""
+    return (right >> 1) * 56 + (3 if right & 1 else 5)
 
 
 cdef inline U64 pawn_structure_hash(const Position* p) noexcept nogil:

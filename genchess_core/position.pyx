@@ -7,6 +7,13 @@
 # en-passant capture is actually legal: that makes the key and the FEN functions
 # of the position alone (as FIDE's repetition rule and python-chess see it), so
 # transpositions that differ only in a useless ep square share a key.
+#
+# Castling follows the Chess960 rules, standard chess being the case of a king on
+# e1 with rooks on a1 and h1. Where each right's rook stands, which squares must
+# be empty or safe and which squares lose a right when touched are worked out once
+# per position by set_fen (set_castling) and kept in the Position, so make_move,
+# the generator and perft read masks instead of branching on the variant, and
+# standard chess runs the same number of tests as with fixed tables.
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport (AttackTables, attack_tables, bit, lsb, pop_lsb,
@@ -18,7 +25,6 @@ cdef U64 Z_PIECE[12][64]
 cdef U64 Z_CASTLING[16]
 cdef U64 Z_EP[8]
 cdef U64 Z_SIDE
-cdef int CASTLE_MASK[64]
 
 PIECE_LETTERS = "PNBRQKpnbrqk"
 FILES = "abcdefgh"
@@ -41,14 +47,6 @@ cdef void init_zobrist() noexcept nogil:
         Z_EP[i] = s * 2685821657736338717ULL
     s ^= s >> 12; s ^= s << 25; s ^= s >> 27
     Z_SIDE = s * 2685821657736338717ULL
-    for i in range(64):
-        CASTLE_MASK[i] = 15
-    CASTLE_MASK[0] = 15 & ~WHITE_OOO
-    CASTLE_MASK[4] = 15 & ~(WHITE_OO | WHITE_OOO)
-    CASTLE_MASK[7] = 15 & ~WHITE_OO
-    CASTLE_MASK[56] = 15 & ~BLACK_OOO
-    CASTLE_MASK[60] = 15 & ~(BLACK_OO | BLACK_OOO)
-    CASTLE_MASK[63] = 15 & ~BLACK_OO
 
 
 init_zobrist()
@@ -137,7 +135,7 @@ cdef bint ep_capture_is_legal(const Position* p, int ep) noexcept nogil:
 cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
     cdef int us = p.side, them = p.side ^ 1
     cdef int frm = move_from(m), to = move_to(m), flags = move_flags(m)
-    cdef int pc = p.board[frm], captured = NO_PIECE, rook_from, rook_to, ep
+    cdef int pc = p.board[frm], captured = NO_PIECE, right, ep
     u.key = p.key
     u.castling = p.castling
     u.ep = p.ep
@@ -158,6 +156,14 @@ cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
     if flags & FLAG_PROMO:
         remove_piece(p, pc, frm)
         put_piece(p, us * 6 + move_promo_kind(m), to)
+    elif move_is_castle(m):
+        # Lift both pieces before placing them: in Chess960 the king may land on its
+        # rook's square or stay where it is, and the rook on the king's square.
+        right = castle_right(us, flags)
+        remove_piece(p, pc, frm)
+        remove_piece(p, us * 6 + ROOK, p.castle_rook[right])
+        put_piece(p, pc, to)
+        put_piece(p, us * 6 + ROOK, castle_rook_to(right))
     else:
         shift_piece(p, pc, frm, to)
     if pc % 6 == PAWN:
@@ -172,13 +178,9 @@ cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
                     p.ep = ep
                     p.key ^= Z_EP[ep & 7]
                 p.side = us
-    elif flags == FLAG_KING_CASTLE or flags == FLAG_QUEEN_CASTLE:
-        rook_from = frm + 3 if flags == FLAG_KING_CASTLE else frm - 4
-        rook_to = frm + 1 if flags == FLAG_KING_CASTLE else frm - 1
-        shift_piece(p, us * 6 + ROOK, rook_from, rook_to)
     if p.castling:
         p.key ^= Z_CASTLING[p.castling]
-        p.castling &= CASTLE_MASK[frm] & CASTLE_MASK[to]
+        p.castling &= p.castle_keep[frm] & p.castle_keep[to]
         p.key ^= Z_CASTLING[p.castling]
     p.all = p.occ[0] | p.occ[1]
     p.side = them
@@ -192,21 +194,23 @@ cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
 cdef void unmake_move(Position* p, Move m, const Undo* u) noexcept nogil:
     cdef int them = p.side, us = p.side ^ 1
     cdef int frm = move_from(m), to = move_to(m), flags = move_flags(m)
-    cdef int pc = p.board[to]
+    cdef int pc = p.board[to], right
     cdef U64 key = u.key
     if flags & FLAG_PROMO:
         remove_piece(p, pc, to)
         put_piece(p, us * 6 + PAWN, frm)
+    elif move_is_castle(m):
+        right = castle_right(us, flags)
+        remove_piece(p, us * 6 + KING, to)
+        remove_piece(p, us * 6 + ROOK, castle_rook_to(right))
+        put_piece(p, us * 6 + KING, frm)
+        put_piece(p, us * 6 + ROOK, p.castle_rook[right])
     else:
         shift_piece(p, pc, to, frm)
     if flags == FLAG_EP_CAPTURE:
         put_piece(p, u.captured, to - 8 if us == WHITE else to + 8)
     elif u.captured != NO_PIECE:
         put_piece(p, u.captured, to)
-    elif flags == FLAG_KING_CASTLE:
-        shift_piece(p, us * 6 + ROOK, frm + 1, frm + 3)
-    elif flags == FLAG_QUEEN_CASTLE:
-        shift_piece(p, us * 6 + ROOK, frm - 1, frm - 4)
     p.all = p.occ[0] | p.occ[1]
     p.side = us
     p.castling = u.castling
@@ -275,19 +279,102 @@ cdef U64 compute_key(const Position* p) noexcept nogil:
     return k
 
 
+cdef void set_castling(Position* p, const int* rook_squares) noexcept nogil:
+    """Give p the castling rights whose rooks stand on rook_squares[right] (NO_SQ:
+    no such right) and work out their masks; p's pieces must be in place, each
+    right's king and rook on their first rank."""
+    cdef int r, color, king, rook, king_to, sq
+    for sq in range(64):
+        p.castle_keep[sq] = 15
+    p.castling = 0
+    p.castle_recheck = 0
+    for r in range(4):
+        rook = rook_squares[r]
+        p.castle_rook[r] = rook
+        p.castle_empty[r] = 0
+        p.castle_safe[r] = 0
+        if rook == NO_SQ:
+            continue
+        color = r >> 1
+        king = king_square(p, color)
+        king_to = castle_king_to(r)
+        p.castling |= 1 << r
+        p.castle_empty[r] = (T.between[king][king_to] | bit(king_to) | T.between[rook][castle_rook_to(r)]
+                             | bit(castle_rook_to(r))) & ~(bit(king) | bit(rook))
+        p.castle_safe[r] = (T.between[king][king_to] | bit(king_to)) & ~bit(king)
+        p.castle_keep[king] &= ~(3 << (2 * color))
+        p.castle_keep[rook] &= ~(1 << r)
+        # Whether the king's destination is attacked changes with the rook's move
+        # only when a queen-side rook leaves b1: that uncovers c1 to a piece on a1.
+        # Every other line through the rook's squares to the destination also runs
+        # through the king's own square, so the king would be in check already.
+        if r & 1 and (rook & 7) == 1:
+            p.castle_recheck |= 1 << r
+
+
+cdef int outermost_rook(const Position* p, int right) noexcept nogil:
+    """The rook of the right's colour furthest from its king on the right's side,
+    on their first rank (what X-FEN's K, Q, k and q name), else NO_SQ."""
+    cdef int color = right >> 1, king = king_square(p, color), sq
+    cdef int step = -1 if right & 1 else 1
+    cdef int edge = color * 56 + (0 if right & 1 else 7)
+    if king >> 3 != color * 7:
+        return NO_SQ
+    sq = edge
+    while sq != king:
+        if p.board[sq] == color * 6 + ROOK:
+            return sq
+        sq -= step
+    return NO_SQ
+
+
+cdef void castling_from_rights(Position* p) noexcept nogil:
+    """set_castling for the rights in p.castling, each with its outermost rook
+    (X-FEN's reading of KQkq); a right without one is dropped."""
+    cdef int rooks[4]
+    cdef int r
+    for r in range(4):
+        rooks[r] = outermost_rook(p, r) if p.castling & (1 << r) else NO_SQ
+    set_castling(p, rooks)
+
+
 # ---------------------------------------------------------------- FEN (not hot)
 
 def square_name(int sq):
     return FILES[sq & 7] + str((sq >> 3) + 1)
 
 
-cdef str move_to_uci(Move m):
+cdef str move_to_uci(const Position* p, Move m):
+    """UCI text of a move of p (or of a position after it in the same game):
+    castling as the king's move (e1g1) in standard notation when the king and
+    rook start on standard squares, otherwise, and always in Chess960 mode
+    (p.chess960), as king-takes-rook (e1h1), as python-chess writes it."""
     if m == MOVE_NONE:
         return "0000"
+    if move_is_castle(m):
+        return castling_text(p, m, p.chess960 or not is_standard_castling(p, m))
     s = square_name(move_from(m)) + square_name(move_to(m))
     if move_is_promotion(m):
         s += "nbrq"[move_promo_kind(m) - KNIGHT]
     return s
+
+
+cdef int castling_rook_of(const Position* p, Move m):
+    """The rook square of castling move m (white castles on rank 1, black on rank 8)."""
+    return p.castle_rook[castle_right(0 if move_from(m) < 32 else 1, move_flags(m))]
+
+
+cdef bint is_standard_castling(const Position* p, Move m):
+    """King from the e-file with a rook from the a- or h-file: castling standard
+    notation can write as the king's two-square move."""
+    return (move_from(m) & 7) == 4 and (castling_rook_of(p, m) & 7) in (0, 7)
+
+
+cdef str castling_text(const Position* p, Move m, bint king_takes_rook):
+    """A castling move as king-takes-rook (e1h1) or as the king's move (e1g1)."""
+    if king_takes_rook:
+        return square_name(move_from(m)) + square_name(castling_rook_of(p, m))
+    return square_name(move_from(m)) + square_name(move_to(m))
 
 
 cdef int parse_square(str s) except -2:
@@ -302,6 +389,54 @@ cdef int parse_counter(str text, str what, int minimum) except -1:
     if len(text) > 6:
         raise ValueError(f"{what} {text} is too large (at most 999999)")
     return max(int(text), minimum)
+
+
+cdef int parse_castling(Position* q, str text) except -1:
+    """Set q's castling rights from a FEN field, q's pieces in place: X-FEN (K, Q,
+    k, q: the outermost rook on that side of the king; a file letter for another
+    rook) or Shredder-FEN (the rooks' files, HAha), standard chess being the case
+    of a king on e1 and rooks on a1 and h1."""
+    cdef int rooks[4]
+    cdef int r, color, king, sq
+    rooks[:] = [NO_SQ] * 4
+    named = [""] * 4
+    if text != "-":
+        for ch in text:
+            if not (ch in "KQkq" or ch.lower() in FILES):
+                raise ValueError(f"castling rights: bad character {ch!r} in {text!r} "
+                                 "(expected K, Q, k, q, a rook's file A-H or a-h, or -)")
+            if text.count(ch) > 1:
+                raise ValueError(f"castling rights: {ch!r} repeated in {text!r}")
+            color = WHITE if ch.isupper() else BLACK
+            name = "white" if color == WHITE else "black"
+            first = 1 if color == WHITE else 8
+            king = king_square(q, color)
+            if king >> 3 != first - 1:
+                raise ValueError(f"castling right {ch!r}: the {name} king is on {square_name(king)}, "
+                                 f"not on rank {first}")
+            if ch in "KQkq":
+                r = color * 2 + (ch in "Qq")
+                sq = outermost_rook(q, r)
+                if sq == NO_SQ:
+                    raise ValueError(f"castling right {ch!r}: no {name} rook on the "
+                                     f"{'queen' if r & 1 else 'king'} side of the king on "
+                                     f"{square_name(king)}")
+            else:
+                sq = (first - 1) * 8 + FILES.index(ch.lower())
+                if q.board[sq] != color * 6 + ROOK:
+                    raise ValueError(f"castling right {ch!r}: no {name} rook on {square_name(sq)}")
+                r = color * 2 + ((sq & 7) < (king & 7))
+            if rooks[r] == sq:
+                raise ValueError(f"castling rights {text!r}: {named[r]!r} and {ch!r} both name "
+                                 f"the {name} rook on {square_name(sq)}")
+            if rooks[r] != NO_SQ:
+                raise ValueError(f"castling rights {text!r}: {named[r]!r} and {ch!r} are both "
+                                 f"{name}'s {'queen' if r & 1 else 'king'}-side right "
+                                 f"(rooks on {square_name(rooks[r])} and {square_name(sq)})")
+            rooks[r] = sq
+            named[r] = ch
+    set_castling(q, rooks)
+    return 0
 
 
 cdef int set_fen(Position* p, str fen) except -1:
@@ -355,23 +490,7 @@ cdef int set_fen(Position* p, str fen) except -1:
     if fields[1] not in ("w", "b"):
         raise ValueError(f"side to move must be 'w' or 'b', not {fields[1]!r}")
     q.side = WHITE if fields[1] == "w" else BLACK
-    q.castling = 0
-    if fields[2] != "-":
-        for ch in fields[2]:
-            if ch not in "KQkq":
-                raise ValueError(f"castling rights: bad character {ch!r} in {fields[2]!r} "
-                                 "(expected K, Q, k, q or -)")
-            if fields[2].count(ch) > 1:
-                raise ValueError(f"castling rights: {ch!r} repeated in {fields[2]!r}")
-            color = WHITE if ch.isupper() else BLACK
-            king_sq = 4 if color == WHITE else 60
-            rook_sq = king_sq + (3 if ch in "Kk" else -4)
-            if q.board[king_sq] != color * 6 + KING or q.board[rook_sq] != color * 6 + ROOK:
-                raise ValueError(
-                    f"castling rights {ch!r} do not match the position: they need the "
-                    f"{'white' if color == WHITE else 'black'} king on {square_name(king_sq)} "
-                    f"and a rook on {square_name(rook_sq)}")
-            q.castling |= {"K": WHITE_OO, "Q": WHITE_OOO, "k": BLACK_OO, "q": BLACK_OOO}[ch]
+    parse_castling(&q, fields[2])
     q.ep = NO_SQ
     if fields[3] != "-":
         ep = parse_square(fields[3])
@@ -401,6 +520,7 @@ cdef int set_fen(Position* p, str fen) except -1:
     q.side ^= 1
     if q.ep != NO_SQ and not ep_capture_is_legal(&q, q.ep):
         q.ep = NO_SQ            # a legal-looking but unusable ep square is dropped
+    q.chess960 = False          # notation is the Board's to choose
     q.key = compute_key(&q)
     q.game_ply = 0
     q.history[0] = q.key
@@ -408,7 +528,22 @@ cdef int set_fen(Position* p, str fen) except -1:
     return 0
 
 
-cdef str get_fen(const Position* p):
+cdef str castling_field(const Position* p, bint shredder):
+    """X-FEN: K, Q, k, q for the outermost rook of a side, the rook's file for another
+    (standard chess has only KQkq); Shredder-FEN: always the files (HAha)."""
+    cdef int r
+    letters = []
+    for r in range(4):
+        if p.castling & (1 << r):
+            if shredder or p.castle_rook[r] != outermost_rook(p, r):
+                letter = FILES[p.castle_rook[r] & 7]
+            else:
+                letter = "q" if r & 1 else "k"
+            letters.append(letter.upper() if r < 2 else letter)
+    return "".join(letters) or "-"
+
+
+cdef str get_fen(const Position* p, bint shredder=False):
     rows = []
     for rank in range(7, -1, -1):
         row = ""
@@ -425,7 +560,6 @@ cdef str get_fen(const Position* p):
         if empty:
             row += str(empty)
         rows.append(row)
-    castling = "".join(ch for ch, flag in (("K", WHITE_OO), ("Q", WHITE_OOO), ("k", BLACK_OO),
-                                           ("q", BLACK_OOO)) if p.castling & flag) or "-"
     ep = square_name(p.ep) if p.ep != NO_SQ else "-"
-    return f"{'/'.join(rows)} {'w' if p.side == WHITE else 'b'} {castling} {ep} {p.halfmove} {p.fullmove}"
+    return (f"{'/'.join(rows)} {'w' if p.side == WHITE else 'b'} {castling_field(p, shredder)} {ep} "
+            f"{p.halfmove} {p.fullmove}")

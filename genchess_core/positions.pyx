@@ -28,7 +28,7 @@ import numpy as np
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport pop_lsb
 from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_check,
-                                     compute_key, set_fen, get_fen)
+                                     compute_key, set_fen, get_fen, castling_from_rights)
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport EvalParams, evaluate, make_params
@@ -161,7 +161,11 @@ cdef inline void unpack_position(Position* p, const U64* bb, int side, int castl
             p.board[pop_lsb(&b)] = pc
     p.all = p.occ[0] | p.occ[1]
     p.side = side
+    # A set keeps four rights bits, not the rooks' squares: read them as X-FEN's
+    # KQkq (the outermost rooks), which is every standard chess position.
     p.castling = castling
+    castling_from_rights(p)
+    p.chess960 = False
     p.ep = ep if ep >= 0 else NO_SQ
     p.halfmove = 0
     p.fullmove = 1

@@ -30,7 +30,7 @@ cdef int set_root_moves(SearchState* s, searchmoves) except -1:
     wanted = set(searchmoves) if searchmoves else None
     s.n_root = 0
     for i in range(n):
-        if wanted is None or move_to_uci(moves[i]) in wanted:
+        if wanted is None or move_to_uci(&s.pos, moves[i]) in wanted:
             s.root_moves[s.n_root] = moves[i]
             s.n_root += 1
     if s.n_root == 0:
@@ -315,14 +315,14 @@ cdef class Searcher:
                 demote_losing_captures(self.s, moves, scores, n, MOVE_NONE)
             for i in range(n):
                 pick_move(moves, scores, i, n)
-        return [move_to_uci(moves[i]) for i in range(n)]
+        return [move_to_uci(&self.s.pos, moves[i]) for i in range(n)]
 
     def probe(self, Board board):
         """(score, move as UCI or None, depth, bound) of `board`'s hash entry, or None."""
         cdef TTHit hit
         if not tt_probe(&self.tt, board.pos.key, &hit):
             return None
-        return hit.score, move_to_uci(hit.move) if hit.move else None, hit.depth, hit.bound
+        return hit.score, move_to_uci(&board.pos, hit.move) if hit.move else None, hit.depth, hit.bound
 
     def tear_entry_for_tests(self, Board board, Board other):
         """Make `board`'s slot look written by two threads at once: the check word of
@@ -398,9 +398,9 @@ cdef class Searcher:
                         score = search_iteration(s, depth, line, budget, previous)
                     if s.stop and not (line == 0 and s.root_scores[line] > -INFINITE_SCORE):
                         break
-                    pv = [move_to_uci(s.pv[0][i]) for i in range(s.pv_len[0])]
-                    if not pv or pv[0] != move_to_uci(s.root_moves[line]):
-                        pv = [move_to_uci(s.root_moves[line])]
+                    pv = [move_to_uci(&s.pos, s.pv[0][i]) for i in range(s.pv_len[0])]
+                    if not pv or pv[0] != move_to_uci(&s.pos, s.root_moves[line]):
+                        pv = [move_to_uci(&s.pos, s.root_moves[line])]
                     lines.append((s.root_scores[line], pv))
                     if s.stop:
                         break
@@ -434,7 +434,7 @@ cdef class Searcher:
         if not result["lines"]:
             # Stopped before any iteration finished: the first root move (the best
             # of a partial iteration, if any) so that the caller always has a move.
-            result["lines"] = [(0, [move_to_uci(s.root_moves[0])])]
+            result["lines"] = [(0, [move_to_uci(&s.pos, s.root_moves[0])])]
         result["nodes"] = self.total_nodes()
         result["time"] = monotonic_seconds() - start
         return result

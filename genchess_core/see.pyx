@@ -52,7 +52,8 @@ cdef int see(const Position* p, Move m) noexcept nogil:
         gain[0] = SEE_VALUE[PAWN]
         occ ^= bit(to - 8 if side == WHITE else to + 8)
     else:
-        gain[0] = SEE_VALUE[p.board[to] % 6] if p.board[to] != NO_PIECE else 0
+        # By the flag, not the square: a Chess960 castling king may land on its own rook.
+        gain[0] = SEE_VALUE[p.board[to] % 6] if move_flags(m) & FLAG_CAPTURE else 0
     on_square = SEE_VALUE[p.board[frm] % 6]
     if move_is_promotion(m):
         gain[0] += SEE_VALUE[move_promo_kind(m)] - SEE_VALUE[PAWN]
@@ -99,6 +100,6 @@ def see_move(Board board, str uci):
     cdef Move moves[MAX_MOVES]
     cdef int n = generate_legal(&board.pos, moves, GEN_ALL), i
     for i in range(n):
-        if move_to_uci(moves[i]) == uci:
+        if move_to_uci(&board.pos, moves[i]) == uci:
             return see(&board.pos, moves[i])
     raise ValueError(f"illegal move {uci!r} in {board.fen()}")

@@ -37,7 +37,11 @@ cdef enum:
     BLACK_OO = 4
     BLACK_OOO = 8
 
-# Move flags (the top four bits of a Move).
+# Move flags (the top four bits of a Move). A castling move is the king's move, from
+# its square to g1/c1 (g8/c8) with a castle flag, in Chess960 too: the flag tells it
+# from a plain king move with the same squares, and the rook's square comes from the
+# position. Keeping the king's destination as `to` leaves every table the search
+# indexes by destination (history, piece-square ordering) as it is in standard chess.
 cdef enum:
     FLAG_QUIET = 0
     FLAG_DOUBLE_PUSH = 1
@@ -58,6 +62,11 @@ cdef inline int move_flags(Move m) noexcept nogil:
 
 cdef inline bint move_is_capture(Move m) noexcept nogil:
     return (m >> 12) & FLAG_CAPTURE
+
+cdef inline bint move_is_castle(Move m) noexcept nogil:
+    """FLAG_KING_CASTLE or FLAG_QUEEN_CASTLE: the king's from and destination squares
+    (Chess960 included); the rook's square is the position's (castle_rook)."""
+    return (m >> 13) == 1
 
 cdef inline bint move_is_promotion(Move m) noexcept nogil:
     return (m >> 12) & FLAG_PROMO

@@ -254,6 +254,18 @@ def uci_session(*args: str) -> RawEngine:
     return engine
 
 
+class Lines:
+    """A channel's output that a test can watch from another thread."""
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.extend(text.splitlines())
+
+    def flush(self) -> None:
+        pass
+
+
 def xboard_session(*args: str) -> RawEngine:
     """A GenChess in xboard mode after `xboard` / `protover 2` and its features."""
     engine = RawEngine.genchess("xboard", *args)

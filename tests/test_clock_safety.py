@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from engine_helpers import RawEngine
+from engine_helpers import Lines, RawEngine
 
 from genchess.channel import Channel
 from genchess.engine import Engine
@@ -101,18 +101,6 @@ def test_uci_low_clocks_in_an_endgame_answer_well_inside_the_clock():
     finally:
         engine.send("quit")
         engine.proc.wait(10)
-
-
-class Lines:
-    """A channel's output that a test can watch from another thread."""
-    def __init__(self):
-        self.lines: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.lines.extend(text.splitlines())
-
-    def flush(self) -> None:
-        pass
 
 
 def xboard_game(moves: int, gui_clock=None):

@@ -168,6 +168,7 @@ def test_identification_and_options(launcher):
     assert options["Search"].type == "combo" and set(options["Search"].var) == {"iterative", "budget", "ga", "minimax"}
     assert options["Move Overhead"].type == "spin"
     assert options["Ponder"].type == "check"
+    assert options["UCI_Chess960"].type == "check" and options["UCI_Chess960"].default is False
     assert (options["MultiPV"].min, options["MultiPV"].max) == (1, 10)
     engine.configure({"Hash": 8, "Move Overhead": 50, "Search": "budget", "Clear Hash": None})
     result = engine.play(chess.Board(), chess.engine.Limit(time=0.2))

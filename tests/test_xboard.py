@@ -119,7 +119,7 @@ def test_protover_2_features():
         assert line.startswith("feature ") and line.rstrip().endswith("done=1"), line
         for feature in ("ping=1", "setboard=1", "usermove=1", "playother=1", "time=1", "draw=0",
                         "sigint=0", "sigterm=0", "reuse=1", "analyze=1", "colors=0", "name=1",
-                        "memory=1", 'myname="GenChess'):
+                        "memory=1", 'myname="GenChess', 'variants="normal,fischerandom"'):
             assert f" {feature}" in line, f"{feature} missing from {line}"
 
 
