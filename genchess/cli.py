@@ -59,16 +59,13 @@ def cmd_perft(args):
 
 def load_genome_or_exit(path, genome_id, prog):
     """The genome a user asked for, or one line on stderr and exit status 2."""
-    from genchess.genome import GenomeError, default_genome
-    from genchess.train.registry import genome_to_play
+    from genchess.genome import GenomeError, open_genome
 
-    if path is None:
-        if genome_id is not None:
-            print(f"{prog}: --genome-id needs --genome FILE", file=sys.stderr)
-            raise SystemExit(2)
-        return default_genome()
+    if path is None and genome_id is not None:
+        print(f"{prog}: --genome-id needs --genome FILE", file=sys.stderr)
+        raise SystemExit(2)
     try:
-        return genome_to_play(path, genome_id)
+        return open_genome(path, genome_id)
     except GenomeError as e:
         print(f"{prog}: {e}", file=sys.stderr)
     raise SystemExit(2)

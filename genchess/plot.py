@@ -330,9 +330,9 @@ def plot_niches(plt, history, out: Path) -> Path:
 
 def plot_database(path: Path, out: Path) -> int:
     """genchess-plot on a Phoenix chromosome database."""
-    from genchess.train.chromosome_db import ChromosomeDB
+    from genchess.genome.run_files import ChromosomeReader
     try:
-        db = ChromosomeDB(path)
+        db = ChromosomeReader(path)
         history = db.history()
         best = db.chromosome(db.best_id())
         db.close()
@@ -534,8 +534,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     pool = Path(args.pool_file)
     out = Path(args.out) if args.out else Path(str(pool) + "_plots")
-    from genchess.train.chromosome_db import is_sqlite_file
-    from genchess.train.records import EVOLVE_HEADER
+    from genchess.genome.run_files import EVOLVE_HEADER, is_sqlite_file
     if is_sqlite_file(pool):
         return plot_database(pool, out)
     try:

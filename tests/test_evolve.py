@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from genchess.fitness.positions import PositionSet
-from genchess.genome import MaterialGenome, load_genome, read_genomes
+from genchess.genome import MaterialGenome, load_genome, open_genome, read_genomes
 from genchess.train import cli as train_cli
-from genchess.train.registry import genome_to_play, parse_config, trainer_for
+from genchess.train.registry import parse_config, trainer_for
 from test_fitness_features import random_positions
 from train_helpers import config_text, plot_command, train_command
 from train_helpers import run as run_command
@@ -70,8 +70,8 @@ def test_each_optimiser_finds_the_usual_order_from_equal_weights(tmp_path, label
     assert len(lines) == 30
     first, last = (float(line.split()[3]) for line in (lines[0], lines[-1]))
     assert last < first - 0.01, (first, last)
-    best = genome_to_play(tmp_path / "run.txt")
-    assert best == genome_to_play(tmp_path / "run.txt_best.genome")     # a genome file, not a run
+    best = open_genome(tmp_path / "run.txt")
+    assert best == open_genome(tmp_path / "run.txt_best.genome")     # a genome file, not a run
     pawn, knight, bishop, rook, queen = (best.weights[i] / best.weights[0] for i in range(5))
     assert pawn < knight and pawn < bishop and max(knight, bishop) < rook < queen, best.weights
     assert read_genomes(tmp_path / "run.txt_genomes.txt")[-1].id == 30

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from engine_helpers import genchess_command
-from genchess.genome import PvtGenome, load_genome
+from genchess.genome import PvtGenome, load_genome, open_genome
 from genchess.genome.pvt import N_VALUES, TABLE_INDEX, TABLES
 from genchess.train.config import ConfigError
-from genchess.train.registry import genome_to_play, parse_config
+from genchess.train.registry import parse_config
 from genchess.train.mnc import (TABLE_LIMIT, MncConfig, behaviour, crossover, crowding_selection,
                                 distance, mutate, niches, relative_change, replacement,
                                 round_robin_fitness, round_robin_pairs, similarity_boards,
@@ -281,13 +281,13 @@ def test_tiny_run_writes_the_database_plots_and_plays(tmp_path):
                         "chromosome LIMIT 1").fetchone()[0]
     born_late = conn.execute("SELECT MAX(id) FROM chromosomes").fetchone()[0]
     conn.close()
-    assert genome_to_play(db).id == best
-    assert genome_to_play(db, born_late).id == born_late and born_late > 6
+    assert open_genome(db).id == best
+    assert open_genome(db, born_late).id == born_late and born_late > 6
     # Export as a genome file that reads back equal.
     out = tmp_path / "best.genome"
     proc = train("--export", str(db), "--id", str(born_late), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert load_genome(out) == genome_to_play(db, born_late)
+    assert load_genome(out) == open_genome(db, born_late)
     # Plots.
     argv, env = genchess_command()
     plot = [sys.executable, "-m", "genchess.plot", str(db), "--out", str(tmp_path / "plots")]
@@ -393,4 +393,4 @@ def test_champion_interval_works_in_multi_niche_crowding(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Champion: " in proc.stdout
     champion = tmp_path / "run.db_champion.genome"
-    assert champion.exists() and genome_to_play(champion).KIND == "pvt"
+    assert champion.exists() and open_genome(champion).KIND == "pvt"

@@ -167,7 +167,7 @@ def load_genome(path: str | Path, genome_id: int | None = None) -> Genome:
     """A genome of a genome file: the one with that ID, else the file's last.
 
     (What `--genome` plays from a trainer's run file, a gene pool or a chromosome
-    database, is the trainers' to say: genchess.train.registry.genome_to_play.)
+    database, is run_files.open_genome's to say.)
     Every failure, an unreadable file included, is a GenomeError naming the file."""
     genome_file = read_genome_file(path)
     if genome_id is None:

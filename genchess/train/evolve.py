@@ -43,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.genome import Genome, MaterialGenome, PvtGenome, UnifiedGenome, hand_set_genome, load_genome
+from genchess.genome import (Genome, GenomeError, MaterialGenome, PvtGenome, UnifiedGenome,
+                             hand_set_genome, load_genome, open_genome)
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
 from genchess.parallel import executors
@@ -53,7 +54,8 @@ from genchess.strength.tally import Tally
 from genchess.train.champion import write_atomically
 from genchess.train.config import (POSITION_KEYS, CommonSettings, ConfigError, Key,
                                    PositionSettings)
-from genchess.train.records import (EVOLVE_HEADER, AppendFile, is_pool_record_end, set_aside,
+from genchess.genome.run_files import EVOLVE_HEADER
+from genchess.train.records import (AppendFile, is_pool_record_end, set_aside,
                                     split_complete)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
@@ -263,10 +265,8 @@ class EvolveTrainer(Run):
         cfg = self.config
         if cfg.kind is not None:
             return blank_genome(cfg.kind)
-        from genchess.genome import GenomeError
-        from genchess.train.registry import genome_to_play
         try:
-            return genome_to_play(cfg.initial_genomes).copy(0)
+            return open_genome(cfg.initial_genomes).copy(0)
         except GenomeError as e:
             raise ConfigError(f"initial genomes: {e}") from None
 

@@ -6,8 +6,9 @@ defaults are the keys' defaults), its trainer class (scaffold.Run), a check for
 rules between keys, and the files it writes. From that one declaration come the
 checked config object (`parse_config`), the trainer (`trainer_for`) and
 `genchess-train --help` (`keys_help`). Method modules are imported only when a
-method is needed. What `genchess --genome RUN_FILE` plays (`genome_to_play`) is
-answered by the methods' records modules, so playing a genome imports no trainer.
+method is needed. What `genchess --genome RUN_FILE` plays is not asked here: the
+genome package reads every method's run files (genchess.genome.open_genome), so
+playing a genome imports no trainer.
 """
 
 from __future__ import annotations
@@ -29,13 +30,6 @@ METHOD_MODULES = {
     "evolve": "genchess.train.evolve",
 }
 DEFAULT_METHOD = "gene pool"
-# The records modules that know the methods' run files, each with
-# best_genome(path, genome_id) -> the genome to play, or None when the file is not
-# one of its own: light modules, so that `genchess --genome RUN_FILE` imports no trainer.
-RUN_FILE_READERS = (
-    "genchess.train.records",           # gene pool and kendall-whitwell files, evolve records
-    "genchess.train.chromosome_db",     # multi-niche crowding's SQLite database
-)
 
 
 @dataclass(frozen=True)
@@ -177,17 +171,3 @@ def keys_help() -> str:
         lines += [f"    {describe_key(key)}" for key in chosen.all_keys if key.name in own]
     return "\n".join(lines)
 
-
-# ------------------------------------------------------------------ playing a run's genome
-
-def genome_to_play(path: str | Path, genome_id: int | None = None):
-    """The genome `genchess --genome FILE [--genome-id N]` plays: each method's
-    records answer for their own run files (a chromosome database, a gene pool
-    file...), and any other file is a genome file (genome.load_genome). Every
-    failure is a GenomeError whose message names the file."""
-    from genchess.genome import load_genome
-    for module in RUN_FILE_READERS:
-        genome = importlib.import_module(module).best_genome(Path(path), genome_id)
-        if genome is not None:
-            return genome
-    return load_genome(path, genome_id)
