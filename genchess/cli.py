@@ -5,20 +5,11 @@ number) into one line on stderr and exit status 2, never a traceback.
 """
 
 import argparse
-import os
 import sys
 import time
 
 from genchess import __version__
-
-
-def reader_gone() -> int:
-    """What a command returns when its output's reader went away (piped into `head`):
-    stop quietly with status 1. stdout is pointed at the null device first, or Python
-    would report the broken pipe again when it flushes stdout at exit."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return 1
+from genchess.console import reader_gone
 
 
 def _depth(text):

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from genchess.cli import reader_gone
+from genchess.console import reader_gone
 from genchess.genome import GenomeError
 from genchess.train.config import ConfigError
 from genchess.train.registry import DEFAULT_METHOD, keys_help, methods, parse_config, trainer_for

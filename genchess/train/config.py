@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from genchess.engine import SEARCH_MODES
 
@@ -143,8 +144,10 @@ def normal_method_name(text: str) -> str:
     return " ".join(text.lower().replace("-", " - ").split()).replace(" - ", "-")
 
 
-def convert(key: Key, text: str):
-    """The value of `text` for `key`; ValueError with the reason if it is bad."""
+def convert(key: Key, text: str, methods: Sequence[str] = ()):
+    """The value of `text` for `key`; ValueError with the reason if it is bad. A
+    `method` key's value is one of `methods`, the registry's (passed in, so that
+    this module does not import the registry that imports it)."""
     if key.kind == "int":
         if not re.fullmatch(r"[+-]?[0-9]+", text):
             raise ValueError(f"expected a whole number, not {text!r}")
@@ -195,10 +198,9 @@ def convert(key: Key, text: str):
             raise ValueError("expected one or more names separated by commas")
         return words
     elif key.kind == "method":
-        from genchess.train.registry import METHOD_MODULES
         method = normal_method_name(text)
-        if method not in METHOD_MODULES:
-            raise ValueError(f"expected one of {', '.join(METHOD_MODULES)}, not {text!r}")
+        if method not in methods:
+            raise ValueError(f"expected one of {', '.join(methods)}, not {text!r}")
         return method
     elif key.kind == "scheduler":
         from genchess.parallel.executors import parse_scheduler
@@ -238,8 +240,9 @@ def read_entries(path: Path) -> dict[str, tuple[str, int]]:
 
 
 def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Key],
-                  method: str) -> tuple[dict[str, object], dict[str, int]]:
-    """Convert every entry by its key; unknown keys, bad values and missing keys are errors."""
+                  method: str, methods: Sequence[str]) -> tuple[dict[str, object], dict[str, int]]:
+    """Convert every entry by its key (`methods`: what `method` may name); unknown
+    keys, bad values and missing keys are errors."""
     by_name = {key.name: key for key in keys}
     values: dict[str, object] = {}
     lines: dict[str, int] = {}
@@ -249,7 +252,7 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
             raise ConfigError(f"{path}:{n}: unknown key {name!r} for method {method!r} "
                               f"(genchess-train --help lists the keys)")
         try:
-            values[name] = convert(key, text)
+            values[name] = convert(key, text, methods)
         except ValueError as e:
             raise ConfigError(f"{path}:{n}: {name}: {e}") from None
         lines[name] = n

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.cli import reader_gone
+from genchess.console import reader_gone
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
@@ -48,7 +48,8 @@ from genchess.train.config import (ConfigError, Key, check_entries,
 from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrainer,
                                     average_weights, population_sigma, scaled_to_pawn)
 from genchess.train.records import read_pool_file
-from genchess.train.registry import build_config, describe_key, read_method, resolve_keys
+from genchess.train.registry import (METHOD_MODULES, build_config, describe_key, read_method,
+                                     resolve_keys)
 from genchess.train.scaffold import start_positions
 from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
 
@@ -102,7 +103,8 @@ def parse_study_config(path: str | Path) -> StudyConfig:
         if name in entries:
             raise ConfigError(f"{path}:{entries[name][1]}: {name}: the study sets it for each run "
                               f"(see 'study directory' and 'scaling factors')")
-    values, lines = check_entries(path, entries, study_keys(), "kendall-whitwell study")
+    values, lines = check_entries(path, entries, study_keys(), "kendall-whitwell study",
+                                  tuple(METHOD_MODULES))
     factors = values.get("scaling factors", next(k.default for k in study_keys() if k.attribute == "factors"))
     if len(set(factors)) != len(factors):
         raise ConfigError(f"{path}:{lines['scaling factors']}: scaling factors: a factor appears twice")

@@ -90,7 +90,7 @@ def read_method(path: Path, entries: dict[str, tuple[str, int]]) -> str:
         return DEFAULT_METHOD
     text, n = entries["method"]
     try:
-        return convert(COMMON_KEYS[0], text)
+        return convert(COMMON_KEYS[0], text, tuple(METHOD_MODULES))
     except ValueError as e:
         raise ConfigError(f"{path}:{n}: method: {e}") from None
 
@@ -100,7 +100,7 @@ def parse_config(path: str | Path):
     path = Path(path)
     entries = read_entries(path)
     chosen = method(read_method(path, entries))
-    values, lines = check_entries(path, entries, chosen.all_keys, chosen.name)
+    values, lines = check_entries(path, entries, chosen.all_keys, chosen.name, tuple(METHOD_MODULES))
     return build_config(chosen, path, values, lines)
 
 
