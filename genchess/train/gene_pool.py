@@ -63,7 +63,7 @@ GENE_POOL_KEYS = [
 
 
 @dataclass
-class TrainConfig(CommonSettings):
+class GenePoolConfig(CommonSettings):
     path: str
     max_games: int
     population: int
@@ -114,7 +114,7 @@ class PoolCounters:
 
 
 class GenePoolTrainer(Run):
-    def __init__(self, config: TrainConfig, out=print, executor_factory=None):
+    def __init__(self, config: GenePoolConfig, out=print, executor_factory=None):
         super().__init__(config, out, executor_factory)
         self.pause_requested = False
         self.round = 0
@@ -425,7 +425,7 @@ METHOD = Method(
     name="gene pool",
     summary="players are paired at random each round, every game's two players mate, and the "
             "offspring replaces the loser",
-    keys=GENE_POOL_KEYS, config=TrainConfig, trainer=GenePoolTrainer, check=check_gene_pool,
+    keys=GENE_POOL_KEYS, config=GenePoolConfig, trainer=GenePoolTrainer, check=check_gene_pool,
     files="<gene pool file>, every genome ever created plus 'Still Alive' lines after each round "
           "(genchess --genome FILE plays the smallest living ID); <gene pool file>_games.txt, "
           "every game as PGN")
