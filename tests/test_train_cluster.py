@@ -56,7 +56,7 @@ def keep_sigtstp():
 
 def fixed_depth_job(depth: int = 2) -> GameJob:
     white, black = Genome.random(Random(1), 1), Genome.random(Random(2), 2)
-    return GameJob(1, 0, 1, 2, white.to_text(), black.to_text(), None, 1.0, "iterative", depth=depth)
+    return GameJob.between(white, black, round=1, seconds=1.0, depth=depth)
 
 
 # ------------------------------------------------------------------ default run

@@ -494,8 +494,9 @@ class EvolveTrainer(Run):
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
         cfg = self.config
-        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(),
-                       fen, cfg.validation_time, cfg.search, increment=cfg.validation_increment)
+        return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=-1,
+                               seconds=cfg.validation_time, search_mode=cfg.search,
+                               increment=cfg.validation_increment)
 
     def champion_openings(self) -> list[str | None]:
         if self.openings:

@@ -305,8 +305,8 @@ class GenePoolTrainer(Run):
         cfg = self.config
         seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
                             cfg.oscillating)
-        return GameJob(self.round, -1, white.id, black.id, white.to_text(), black.to_text(), fen,
-                       seconds, cfg.search)
+        return GameJob.between(white, black, start_fen=fen, round=self.round, pool=-1,
+                               seconds=seconds, search_mode=cfg.search)
 
     def champion_openings(self) -> list[str | None]:
         return self.openings or [None]
@@ -325,9 +325,9 @@ class GenePoolTrainer(Run):
         for pool in range(cfg.pool_count):
             for white, black in self.pools.pairings(pool, rng):
                 fen = rng.choice(self.openings) if self.openings else None
-                jobs.append(GameJob(self.round, pool, white, black,
-                                    self.pools.genomes[white].to_text(),
-                                    self.pools.genomes[black].to_text(), fen, seconds, cfg.search))
+                jobs.append(GameJob.between(self.pools.genomes[white], self.pools.genomes[black],
+                                            start_fen=fen, round=self.round, pool=pool,
+                                            seconds=seconds, search_mode=cfg.search))
         return jobs
 
     def play_round(self, executor, deadline) -> None:

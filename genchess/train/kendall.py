@@ -133,6 +133,15 @@ def check_kendall(path: Path, values: dict[str, object], lines: dict[str, int]) 
                           f"initial maximum weight {high:g}")
 
 
+def kendall_job(config: KendallConfig, white: Genome, black: Genome, fen: str | None,
+                **where) -> GameJob:
+    """A game as the study plays it: both players at the run's fixed depth, with the
+    paper's search heuristics and quiescence cap (`where`: the game's round and pool)."""
+    return GameJob.between(white, black, start_fen=fen, depth=config.depth,
+                           features=KENDALL_WHITWELL_FEATURES,
+                           quiescence_cap=config.quiescence_cap, **where)
+
+
 # ------------------------------------------------------------------ operators
 
 @dataclass(frozen=True)
@@ -409,20 +418,14 @@ class KendallTrainer(Run):
         return self.average_player(self.generation), f"the average player of generation {self.generation}"
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
-        cfg = self.config
-        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(), fen,
-                       0.0, "iterative", depth=cfg.depth, features=KENDALL_WHITWELL_FEATURES,
-                       quiescence_cap=cfg.quiescence_cap)
+        return kendall_job(self.config, white, black, fen, round=self.generation, pool=-1)
 
     def champion_openings(self) -> list[str | None]:
         return self.openings or [None]
 
     def game_job(self, match: Match, game: int, generation: int) -> GameJob:
         white, black = match.players(game)
-        cfg = self.config
-        return GameJob(generation, match.index, white.id, black.id, white.to_text(),
-                       black.to_text(), match.fen, 0.0, "iterative", depth=cfg.depth,
-                       features=KENDALL_WHITWELL_FEATURES, quiescence_cap=cfg.quiescence_cap)
+        return kendall_job(self.config, white, black, match.fen, round=generation, pool=match.index)
 
     def play_generation(self, executor, deadline) -> bool:
         """Play and apply one generation; False if the time limit cut it short."""

@@ -46,12 +46,13 @@ from genchess.strength.tally import Tally
 from genchess.train.config import (ConfigError, Key, check_entries,
                                    read_entries)
 from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrainer,
-                                    average_weights, population_sigma, scaled_to_pawn)
+                                    average_weights, kendall_job, population_sigma,
+                                    scaled_to_pawn)
 from genchess.train.records import read_pool_file
 from genchess.train.registry import (METHOD_MODULES, build_config, describe_key, read_method,
                                      resolve_keys)
 from genchess.train.scaffold import start_positions
-from genchess_core.search import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
+from genchess_core.search import ALL_FEATURES
 
 STUDY_KEYS = [
     Key("study directory", "path", "each factor's run goes to <dir>/scale-<factor>/, the "
@@ -186,11 +187,7 @@ def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[s
         for a in range(len(players)):
             for b in range(a + 1, len(players)):
                 for white, black in ((a, b), (b, a)):
-                    jobs.append(GameJob(0, 0, players[white].id, players[black].id,
-                                        players[white].to_text(), players[black].to_text(), fen,
-                                        0.0, "iterative", depth=cfg.depth,
-                                        features=KENDALL_WHITWELL_FEATURES,
-                                        quiescence_cap=cfg.quiescence_cap))
+                    jobs.append(kendall_job(cfg, players[white], players[black], fen))
                     pairs.append((white, black, (opening, a, b)))
     results = play_all(jobs, cfg.workers, executor_factory, study.directory / "round_robin.pgn",
                        "GenChess Kendall-Whitwell study: round robin of average players")
@@ -210,9 +207,8 @@ def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor
     for n in range(study.match_games):
         fen = fens[n // 2]
         players = (best, opponent) if n % 2 == 0 else (opponent, best)
-        jobs.append(GameJob(0, 0, players[0].id, players[1].id, players[0].to_text(),
-                            players[1].to_text(), fen, study.match_time, "iterative",
-                            features=ALL_FEATURES))
+        jobs.append(GameJob.between(*players, start_fen=fen, seconds=study.match_time,
+                                    features=ALL_FEATURES))
         best_white.append(n % 2 == 0)
     results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
                        "GenChess Kendall-Whitwell study: best average player match")

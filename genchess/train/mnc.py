@@ -393,12 +393,8 @@ class MncTrainer(Run):
     def play_round_robin(self, executor, rng: random.Random) -> tuple[list[float], list[int]]:
         cfg = self.config
         pop = self.population
-        texts = [g.to_text() for g in pop]
         pairs = round_robin_pairs(len(pop), cfg.games_per_player)
-        jobs = [GameJob(self.generation, 0, pop[w].id, pop[b].id, texts[w], texts[b],
-                        self.start_position(rng), cfg.game_time, cfg.search,
-                        increment=cfg.increment, depth=cfg.depth)
-                for w, b in pairs]
+        jobs = [self.job(pop[w], pop[b], self.start_position(rng), pool=0) for w, b in pairs]
         bar = self.progress_bar(f"generation {self.generation}", len(jobs)) if not cfg.quiet else None
         results = []
         try:
@@ -505,9 +501,14 @@ class MncTrainer(Run):
         return self.db.chromosome(self.best_ids[-1]), f"the fittest of generation {self.generation - 1}"
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        return self.job(white, black, fen, pool=-1)
+
+    def job(self, white: Genome, black: Genome, fen: str | None, pool: int) -> GameJob:
+        """A game of this generation at the run's clock (or fixed depth)."""
         cfg = self.config
-        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(),
-                       fen, cfg.game_time, cfg.search, increment=cfg.increment, depth=cfg.depth)
+        return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=pool,
+                               seconds=cfg.game_time, search_mode=cfg.search,
+                               increment=cfg.increment, depth=cfg.depth)
 
     def champion_openings(self) -> list[str | None]:
         """The run's own start positions: book lines drawn once (the same for every
