@@ -37,7 +37,7 @@ from genchess.parallel import executors  # noqa: E402
 from genchess.train.gene_pool import GenePoolTrainer  # noqa: E402
 from genchess.train.registry import parse_config  # noqa: E402
 
-CONFIG = """maximum simultaneous games = {workers}
+CONFIG = """workers = {workers}
 gene pool population = 4
 gene pool count = 2
 pool swap interval = 8

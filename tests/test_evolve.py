@@ -129,7 +129,7 @@ def test_the_time_limit_counts_generations_here(tmp_path, labelled_set):
 
 def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     config = write_config(tmp_path, labelled_set, generations=4, validation_games=2,
-                          validation_interval=2, validation_time=0.05, champion_interval=2,
+                          validation_interval=2, game_time=0.05, champion_interval=2,
                           champion_max_games=4)
     assert run(config) == 0
     records = (tmp_path / "run.txt").read_text()
@@ -172,7 +172,7 @@ def test_multi_niche_crowding_with_fitness_by_positions(tmp_path, labelled_set):
     shutil.copy(labelled_set, tmp_path / "set.epd")
     config = tmp_path / "mnc.cfg"
     config.write_text(f"method = multi-niche crowding\nchromosome database = {tmp_path / 'run.db'}\n"
-                      f"population = 6\nmaximum generations = 3\nseed = 2\n"
+                      f"population = 6\ngenerations = 3\nseed = 2\n"
                       f"positions = {tmp_path / 'set.epd'}\n")
     lines = []
     assert trainer_for(parse_config(config), out=lines.append, progress=False).run() == 0

@@ -254,7 +254,7 @@ def test_kendall_whitwell_run_on_the_cluster_equals_the_local_run(cluster, tmp_p
     from train_helpers import config_text
 
     settings = {"method": "kendall-whitwell", "population file": "kw.txt", "population": "5",
-                "generations": "2", "depth": "1", "seed": "8", "maximum simultaneous games": "2"}
+                "generations": "2", "depth": "1", "seed": "8", "workers": "2"}
     files = {}
     for name, scheduler in (("cluster", cluster), ("local", None)):
         directory = tmp_path / name
@@ -287,7 +287,7 @@ def test_multi_niche_crowding_run_on_the_cluster_equals_the_local_run(cluster, t
         directory.mkdir()
         cfg = directory / "run.cfg"
         cfg.write_text(f"method = multi-niche crowding\nchromosome database = {directory / 'run.db'}\n"
-                       "population = 6\nsearch depth = 1\nmaximum generations = 2\nseed = 3\n",
+                       "population = 6\ndepth = 1\ngenerations = 2\nseed = 3\n",
                        encoding="utf-8")
         config = parse_config(cfg)
         config.scheduler = scheduler

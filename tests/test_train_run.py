@@ -135,7 +135,7 @@ def test_three_pools_with_a_swap_interval_across_rounds(tmp_path):
     """3 pools of 4 play 6 games a round; swaps come when a multiple of 5 games is
     crossed, so some rounds swap and some do not, and the best goes round the ring."""
     cfg = write_config(tmp_path / "run.cfg", gene_pool_count=3, pool_swap_interval=5,
-                       minimum_game_time=0.1, maximum_game_time=0.2, maximum_simultaneous_games=3,
+                       minimum_game_time=0.1, maximum_game_time=0.2, workers=3,
                        time_limit="8 seconds", seed=17)
     proc = run(train_command(str(cfg)), cwd=tmp_path, timeout=180)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr

@@ -52,8 +52,8 @@ from genchess.parallel.worker import GameJob, play_job
 from genchess.strength.stats import format_elo
 from genchess.strength.tally import Tally
 from genchess.train.champion import write_atomically
-from genchess.train.config import (POSITION_KEYS, CommonSettings, ConfigError, Key,
-                                   PositionSettings)
+from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
+                                   CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.genome.run_files import EVOLVE_HEADER
 from genchess.train.records import (AppendFile, is_pool_record_end, set_aside,
                                     split_complete)
@@ -82,7 +82,7 @@ EVOLVE_KEYS = [
         "optimiser", choices=OPTIMISERS),
     Key("population", "int", "genomes a generation (0: CMA-ES's own default, 4 + 3 ln n; "
         "32 for the ga)", "population", 0),
-    Key("generations", "int", "stop after this many generations", "generations", 1),
+    GENERATIONS,
     Key("sigma", "float", "the first step, in each number's steps (CMA-ES's sigma0; the ga's "
         "mutation size)", "sigma", 0),
     Key("mutation rate", "float", "ga: the share of a child's numbers that mutate",
@@ -96,12 +96,8 @@ EVOLVE_KEYS = [
     Key("validation interval", "int", "generations between validation matches (also the "
         "champion's games' clock: champion interval counts generations here)",
         "validation_interval", 1),
-    Key("validation time", "float", "seconds per side in validation and champion games",
-        "validation_time", 0.01),
-    Key("validation increment", "float", "seconds added per move in those games",
-        "validation_increment", 0),
-    Key("maximum simultaneous games", "int", "worker processes: scoring jobs and games at once",
-        "workers", 1),
+    GAME_TIME.with_help("seconds per side in validation and champion games"),
+    GAME_INCREMENT.with_help("seconds added per move in those games"),
 ]
 
 
@@ -122,9 +118,8 @@ class EvolveConfig(PositionSettings, CommonSettings):
     elite: int = 1
     validation_games: int = 0
     validation_interval: int = 10
-    validation_time: float = 1.0
-    validation_increment: float = 0.01
-    workers: int = 2
+    game_time: float = 1.0
+    increment: float = 0.01
     method = "evolve"
 
     def companion(self, suffix: str) -> Path:
@@ -495,8 +490,8 @@ class EvolveTrainer(Run):
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
         cfg = self.config
         return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=-1,
-                               seconds=cfg.validation_time, search_mode=cfg.search,
-                               increment=cfg.validation_increment)
+                               seconds=cfg.game_time, search_mode=cfg.search,
+                               increment=cfg.increment)
 
     def champion_openings(self) -> list[str | None]:
         if self.openings:

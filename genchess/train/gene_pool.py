@@ -39,8 +39,6 @@ from genchess.train.scaffold import Run
 WINNER_WORDS = {"1-0": "White", "0-1": "Black", "1/2-1/2": "Draw"}
 
 GENE_POOL_KEYS = [
-    Key("maximum simultaneous games", "int",
-        "games played at once; worker processes used: min(this, population / 2)", "max_games", 1),
     Key("gene pool population", "int", "players in each pool (an even number)", "population", 2),
     Key("gene pool count", "int", "number of pools; every swap interval each pool's best "
         "player is copied into the next pool", "pool_count", 1),
@@ -65,7 +63,6 @@ GENE_POOL_KEYS = [
 @dataclass
 class GenePoolConfig(CommonSettings):
     path: str
-    max_games: int
     population: int
     pool_count: int
     swap_interval: int
@@ -82,9 +79,6 @@ class GenePoolConfig(CommonSettings):
     def games_file(self) -> Path:
         return Path(str(self.pool_file) + "_games.txt")
 
-    @property
-    def workers(self) -> int:
-        return max(1, min(self.max_games, self.population // 2))
 
 
 def check_gene_pool(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
@@ -129,6 +123,11 @@ class GenePoolTrainer(Run):
     @property
     def games_played(self) -> int:
         return self.pools.games_played
+
+    @property
+    def workers(self) -> int:
+        """A round has population / 2 games per pool at once at most: no more workers."""
+        return max(1, min(self.config.workers, self.config.population // 2))
 
     # ------------------------------------------------------------ state
 
@@ -348,7 +347,7 @@ class GenePoolTrainer(Run):
                 return True
             return False                        # stopping: the rest of the round is not played
 
-        for result in executors.completed(executor, play_job, jobs, cfg.workers,
+        for result in executors.completed(executor, play_job, jobs, self.workers,
                                           may_submit=may_submit, on_idle=on_idle, key=job_key):
             self.record(result, lines, matings)
         self.end_round(seconds, time.monotonic() - round_start, lines, matings)

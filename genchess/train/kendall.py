@@ -57,7 +57,7 @@ from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, GameResult, play_job
 from genchess.pgn import pgn_text
 from genchess.strength.tally import POINTS, white_points
-from genchess.train.config import CommonSettings, ConfigError, Key
+from genchess.train.config import DEPTH, GENERATIONS, CommonSettings, ConfigError, Key
 from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,
                                     set_aside)
 from genchess.train.registry import Method
@@ -69,11 +69,11 @@ KENDALL_KEYS = [
         "games to <file>_games.txt, average players to <file>_average.genome; an existing "
         "file is resumed", "population_file"),
     Key("population", "int", "players in the population vector, mu", "population", 2),
-    Key("generations", "int", "stop after this many generations", "generations", 1),
+    GENERATIONS,
     Key("sigma threshold", "float", "stop once every weight's standard deviation is below "
         "this (0: never)", "sigma_threshold", 0),
-    Key("depth", "int", "fixed search depth of every move, 1 to 8 (the study used 2 to 5)",
-        "depth", 1),
+    DEPTH.with_help("fixed search depth of every move, 1 to 8 (the study used 2 "
+                        "to 5)"),
     Key("quiescence cap", "float", "capture search ends at this many times the depth",
         "quiescence_cap", 1),
     Key("scaling factor", "float", "multiplies every R of the mutation table", "scaling", 0),
@@ -83,7 +83,6 @@ KENDALL_KEYS = [
     Key("centre control bonus", "float", "fixed bonus per centre square attacked", "centre_bonus"),
     Key("advanced pawn bonus", "float", "fixed bonus per advanced passed pawn",
         "advanced_pawn_bonus"),
-    Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
 ]
 MAX_DEPTH = 8
 
@@ -106,7 +105,6 @@ class KendallConfig(CommonSettings):
     init_high: float = 12.0
     centre_bonus: float = 0.0
     advanced_pawn_bonus: float = 0.0
-    workers: int = 2
     method = "kendall-whitwell"
 
     @property

@@ -43,7 +43,7 @@ from genchess.parallel.worker import GameJob, play_job
 from genchess.pgn import pgn_text
 from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.strength.tally import Tally
-from genchess.train.config import (ConfigError, Key, check_entries,
+from genchess.train.config import (GAME_TIME, ConfigError, Key, check_entries,
                                    read_entries)
 from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrainer,
                                     average_weights, kendall_job, population_sigma,
@@ -62,7 +62,7 @@ STUDY_KEYS = [
         "colours each (0: the start position only)", "round_robin_openings", 0),
     Key("match games", "int", "games of the best average player against each of default.genome "
         "and material.genome (0: no match)", "match_games", 0),
-    Key("match time", "float", "seconds per side in those games", "match_time", 0.01),
+    GAME_TIME.with_help("seconds per side in those games"),
 ]
 PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
 OPENINGS = Path(__file__).resolve().parent.parent / "data" / "openings.epd"
@@ -77,7 +77,7 @@ class StudyConfig:
     factors: list[float] = field(default_factory=lambda: [2.0, 1.0, 0.5, 0.25])
     round_robin_openings: int = 0
     match_games: int = 20
-    match_time: float = 5.0
+    game_time: float = 5.0
 
     @property
     def base(self) -> KendallConfig:
@@ -207,7 +207,7 @@ def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor
     for n in range(study.match_games):
         fen = fens[n // 2]
         players = (best, opponent) if n % 2 == 0 else (opponent, best)
-        jobs.append(GameJob.between(*players, start_fen=fen, seconds=study.match_time,
+        jobs.append(GameJob.between(*players, start_fen=fen, seconds=study.game_time,
                                     features=ALL_FEATURES))
         best_white.append(n % 2 == 0)
     results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
@@ -296,7 +296,7 @@ def report_text(study, series, tallies, ranking, plots, matches) -> str:
     if matches:
         best = series[ranking[0]]
         lines += ["", f"## The best average player (scaling factor {best.factor:g}) against hand-set genomes",
-                  "", f"{study.match_games} games against each, {study.match_time:g} s per side, "
+                  "", f"{study.match_games} games against each, {study.game_time:g} s per side, "
                   f"colours alternating, openings from genchess/data/openings.epd, both engines "
                   f"with their usual search. Score from the average player's side.", ""]
         lines += table(["opponent", "games", "W-D-L", "score", "Elo (95% interval, from the pairs)"],

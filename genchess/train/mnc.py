@@ -10,7 +10,7 @@ Each generation, as in Aralikatte and Srinivasaraghavan's Phoenix:
         child = mutate(crossover(A, M))
         draw C_f groups of s individuals; from each take the most similar to child;
         the least fit of those C_f dies and child takes its place
-    stop after `maximum generations`, or when the best chromosome stays the same
+    stop after `generations`, or when the best chromosome stays the same
     for `unchanged generations`, or changes by less than `small change` (1%)
     for `small change generations` in a row
 
@@ -66,7 +66,8 @@ from genchess.parallel.worker import GameJob, play_job
 from genchess.strength.tally import white_points
 from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
                                           GenerationSummary)
-from genchess.train.config import POSITION_KEYS, CommonSettings, ConfigError, Key, PositionSettings
+from genchess.train.config import (DEPTH, GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
+                                   CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
@@ -94,7 +95,7 @@ MNC_KEYS = [
     Key("mutation size", "float", "standard deviation of a mutation, centipawns", "mutation_size", 0),
     Key("evolve material", "bool", "yes: the five material values evolve too; no: standard values",
         "evolve_material"),
-    Key("maximum generations", "int", "stop after this many generations", "max_generations", 1),
+    GENERATIONS,
     Key("unchanged generations", "int", "stop when the best chromosome is the same for this many "
         "generations", "unchanged_generations", 1),
     Key("small change", "float", "a change of the best chromosome below this share counts as "
@@ -103,13 +104,12 @@ MNC_KEYS = [
         "small_change_generations", 1),
     Key("niche radius", "float", "players closer than this (centipawns) share a niche",
         "niche_radius", 0),
-    Key("game time", "float", "seconds per side per game", "game_time", 0.01),
-    Key("game increment", "float", "seconds added per move", "increment", 0),
-    Key("search depth", "int", "fixed depth per move instead of a clock", "depth", 1),
+    GAME_TIME,
+    GAME_INCREMENT,
+    DEPTH,
     Key("book file", "path", "Polyglot book to draw start positions from (instead of an "
         "opening file)", "book_file"),
     Key("book plies", "int", "half moves followed in the book", "book_plies", 1),
-    Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
     *POSITION_KEYS,     # with positions = FILE: fitness is minus the Texel loss, no games
 ]
 
@@ -128,7 +128,7 @@ class MncConfig(PositionSettings, CommonSettings):
     mutation_squares: int = 4
     mutation_size: float = 15.0
     evolve_material: bool = False
-    max_generations: int = 1000
+    generations: int = 1000
     unchanged_generations: int = 10
     small_change: float = 0.01
     small_change_generations: int = 20
@@ -138,7 +138,6 @@ class MncConfig(PositionSettings, CommonSettings):
     depth: int | None = None
     book_file: Path | None = None
     book_plies: int = 8
-    workers: int = 2
     method = "multi-niche crowding"
 
 
@@ -300,8 +299,8 @@ def relative_change(old: Sequence[int], new: Sequence[int]) -> float:
 def stop_reason(best_ids: Sequence[int], best_values: Sequence[Sequence[int]], cfg: MncConfig) -> str | None:
     """Why to stop after the generations so far (one entry per generation), or None."""
     g = len(best_ids)
-    if g >= cfg.max_generations:
-        return f"reached the maximum of {cfg.max_generations} generations"
+    if g >= cfg.generations:
+        return f"reached the maximum of {cfg.generations} generations"
     n = cfg.unchanged_generations
     if g >= n and len(set(best_ids[-n:])) == 1:
         return f"the best chromosome ({best_ids[-1]}) was the same for {n} generations"
