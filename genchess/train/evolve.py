@@ -47,10 +47,9 @@ from genchess.genome import (Genome, GenomeError, MaterialGenome, PvtGenome, Uni
                              hand_set_genome, load_genome, open_genome)
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
-from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob
+from genchess.strength.games import play_pairs
 from genchess.strength.stats import format_elo
-from genchess.strength.tally import Tally
 from genchess.train.champion import write_atomically
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
@@ -461,18 +460,8 @@ class EvolveTrainer(Run):
         cfg, g = self.config, self.generation
         if not cfg.validation_games or g % cfg.validation_interval or g in self.validated:
             return
-        best, start = self.best_genome(), self.start_genome
-        openings = self.champion_openings()
-        tally = Tally()
-        jobs = {}
-        for n in range(cfg.validation_games):
-            white, black = (best, start) if n % 2 == 0 else (start, best)
-            job = self.champion_job(white, black, openings[(n // 2) % len(openings)])
-            jobs[n] = job
-        futures = {executor.submit(play_job, job): n for n, job in jobs.items()}
-        for future in executors.as_completed(futures):
-            n = futures[future]
-            tally.add(future.result().record.result, white=n % 2 == 0, pair=n // 2)
+        tally = play_pairs(executor, self.workers, self.best_genome(), self.start_genome,
+                           self.champion_openings(), self.champion_job, cfg.validation_games)
         s = tally.stats
         estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
         self.records.write(f"validation {g}: best vs start +{s.wins} ={s.draws} -{s.losses} "

@@ -39,8 +39,9 @@ from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_g
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob
 from genchess.pgn import pgn_text
+from genchess.strength.games import play_all, play_pairs
 from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.strength.tally import Tally
 from genchess.train.config import (GAME_TIME, ConfigError, Key, check_entries,
@@ -165,18 +166,12 @@ def spread_openings(count: int) -> list[str | None]:
     return [fens[i * len(fens) // count] for i in range(count)]
 
 
-def play_all(jobs: list[GameJob], workers: int, executor_factory, pgn_path: Path, event: str):
-    """Play the jobs, write every game to a fresh PGN file; the results in job order."""
-    results = [None] * len(jobs)
-    with executor_factory(workers) as executor, open(pgn_path, "w", encoding="utf-8") as pgn:
-        futures = {executor.submit(play_job, job): n for n, job in enumerate(jobs)}
-        for future in executors.as_completed(futures):
-            n = futures[future]
-            result = future.result()
-            results[n] = result.record.result
-            pgn.write(pgn_text(result.record, event=event, tags={"Round": str(n + 1)}))
-            pgn.flush()
-    return results
+def pgn_writer(pgn, event: str):
+    """on_game for strength.games: each game to `pgn` as it ends, Round = its number + 1."""
+    def write(n: int, result) -> None:
+        pgn.write(pgn_text(result.record, event=event, tags={"Round": str(n + 1)}))
+        pgn.flush()
+    return write
 
 
 def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[str],
@@ -189,10 +184,12 @@ def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[s
                 for white, black in ((a, b), (b, a)):
                     jobs.append(kendall_job(cfg, players[white], players[black], fen))
                     pairs.append((white, black, (opening, a, b)))
-    results = play_all(jobs, cfg.workers, executor_factory, study.directory / "round_robin.pgn",
-                       "GenChess Kendall-Whitwell study: round robin of average players")
+    with executor_factory(cfg.workers) as executor, \
+            open(study.directory / "round_robin.pgn", "w", encoding="utf-8") as pgn:
+        played = play_all(executor, jobs, pgn_writer(
+            pgn, "GenChess Kendall-Whitwell study: round robin of average players"))
     tallies = [Tally() for _ in players]
-    for (white, black, pair), result in zip(pairs, results):
+    for (white, black, pair), result in zip(pairs, (p.record.result for p in played)):
         tallies[white].add(result, white=True, pair=pair)
         tallies[black].add(result, white=False, pair=pair)
     return [tally.stats for tally in tallies]
@@ -202,20 +199,17 @@ def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor
                     pgn_name: str) -> MatchStats:
     """The best average player against `opponent`, colours alternating, one
     opening per pair of games, both engines with their usual search at a clock."""
-    fens = spread_openings(max(1, (study.match_games + 1) // 2))
-    jobs, best_white = [], []
-    for n in range(study.match_games):
-        fen = fens[n // 2]
-        players = (best, opponent) if n % 2 == 0 else (opponent, best)
-        jobs.append(GameJob.between(*players, start_fen=fen, seconds=study.game_time,
-                                    features=ALL_FEATURES))
-        best_white.append(n % 2 == 0)
-    results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
-                       "GenChess Kendall-Whitwell study: best average player match")
-    tally = Tally()
-    for n, (white, result) in enumerate(zip(best_white, results)):
-        tally.add(result, white=white, pair=n // 2)     # games 2k and 2k+1 share an opening
-    return tally.stats
+    def job(white, black, fen):
+        return GameJob.between(white, black, start_fen=fen, seconds=study.game_time,
+                               features=ALL_FEATURES)
+
+    workers = study.base.workers
+    with executor_factory(workers) as executor, \
+            open(study.directory / pgn_name, "w", encoding="utf-8") as pgn:
+        return play_pairs(executor, workers, best, opponent,
+                          spread_openings(max(1, (study.match_games + 1) // 2)), job,
+                          study.match_games, on_game=pgn_writer(
+                              pgn, "GenChess Kendall-Whitwell study: best average player match")).stats
 
 
 # ------------------------------------------------------------------ plots

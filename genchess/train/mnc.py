@@ -61,8 +61,8 @@ import numpy as np
 
 from genchess.genome import Genome
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
-from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob
+from genchess.strength.games import play_all
 from genchess.strength.tally import white_points
 from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
                                           GenerationSummary)
@@ -395,17 +395,13 @@ class MncTrainer(Run):
         pairs = round_robin_pairs(len(pop), cfg.games_per_player)
         jobs = [self.job(pop[w], pop[b], self.start_position(rng), pool=0) for w, b in pairs]
         bar = self.progress_bar(f"generation {self.generation}", len(jobs)) if not cfg.quiet else None
-        results = []
         try:
-            futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
-            for future in executors.as_completed(futures):
-                w, b = futures[future]
-                results.append((w, b, future.result().record.result))
-                if bar is not None:
-                    bar.update(1)
+            played = play_all(executor, jobs,
+                              on_game=None if bar is None else lambda n, result: bar.update(1))
         finally:
             self.close_bar()
-        return round_robin_fitness(len(pop), results)
+        return round_robin_fitness(len(pop), [(w, b, result.record.result)
+                                              for (w, b), result in zip(pairs, played)])
 
     def score_on_positions(self, executor) -> list[float]:
         """fitness = positions: minus each member's Texel loss on the set (the niching,
