@@ -28,9 +28,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from genchess.files import package_file
 from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
 
-DEFAULT_OPENINGS = Path(__file__).resolve().parents[1] / "data" / "openings.epd"
+DEFAULT_OPENINGS = package_file("data", "openings.epd")
 ENGINES = ("genchess", "stockfish")
 PROG = "genchess positions"
 

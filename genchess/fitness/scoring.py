@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.files import write_atomically
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels, fit_k
 from genchess.fitness.positions import PositionSet, load_positions
@@ -67,9 +68,7 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
         changed = True
     if changed:
         try:
-            temporary = path.with_name(path.name + ".tmp")
-            temporary.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-            os.replace(temporary, path)
+            write_atomically(path, json.dumps(meta, indent=2) + "\n")
         except OSError:
             pass                # a read-only set: fitted again next time, same numbers
     k_mentor = fitted.get("k_mentor", {}).get("K", float("nan"))

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from genchess.files import package_file
+
 from .genome import Genome
 from .kinds import GenomeError, kind_class, quote
 
-GENOMES_DIR = Path(__file__).resolve().parent.parent / "genomes"
+GENOMES_DIR = package_file("genomes")
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
 # `genchess bench` and the genome the search's changes are measured with.
 HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"

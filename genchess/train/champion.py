@@ -32,11 +32,11 @@ gain over the run (the estimates chained).
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.files import write_atomically
 from genchess.genome import Genome, load_genome
 from genchess.strength.games import JobMaker, play_pairs
 from genchess.strength.sprt import H1, Sprt
@@ -65,25 +65,6 @@ def champion_path(run_file: Path) -> Path:
 
 def history_path(run_file: Path) -> Path:
     return Path(str(run_file) + "_champion.txt")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace `path` by `text` so that a reader (or a crash) sees the old file or
-    the new one, whole."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, path)
-    try:
-        directory = os.open(path.parent or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory)                 # the rename itself survives a power cut
-    finally:
-        os.close(directory)
 
 
 def champion_text(genome: Genome, lines: list[str]) -> str:

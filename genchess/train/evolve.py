@@ -35,7 +35,6 @@ and what a killed run had already written for that generation is not written twi
 from __future__ import annotations
 
 import math
-import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.files import package_file, write_atomically
 from genchess.genome import (Genome, GenomeError, MaterialGenome, PvtGenome, UnifiedGenome,
                              hand_set_genome, load_genome, open_genome)
 from genchess.genome.genome_file import GENOMES_DIR
@@ -50,7 +50,6 @@ from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
 from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_pairs
 from genchess.strength.stats import format_elo
-from genchess.train.champion import write_atomically
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.genome.run_files import EVOLVE_HEADER
@@ -373,13 +372,7 @@ class EvolveTrainer(Run):
                  "best": self.best, "best_loss": self.best_loss, "seed": self.seed,
                  "validated": self.validated, "np_state": self.np_state,
                  "numbers": len(self.spec), "evolving": list(self.evolving)}
-        path = self.config.companion("_state.pickle")
-        temporary = path.with_name(path.name + ".tmp")
-        with open(temporary, "wb") as f:
-            pickle.dump(state, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
+        write_atomically(self.config.companion("_state.pickle"), pickle.dumps(state))
 
     def close(self) -> None:
         self.close_bar()
@@ -486,7 +479,7 @@ class EvolveTrainer(Run):
         if self.openings:
             return self.openings
         from genchess.train.scaffold import start_positions
-        return start_positions(Path(__file__).resolve().parent.parent / "data" / "openings.epd")
+        return start_positions(package_file("data", "openings.epd"))
 
     # ------------------------------------------------------------ ends
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import hashlib
-import os
 import random
 import time
 from collections import Counter
@@ -50,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.files import write_atomically
 from genchess.genome import Genome, MaterialGenome
 from genchess.genome.genome_file import StillAlive
 from genchess.genome.material import WEIGHT_NAMES
@@ -364,9 +364,7 @@ class KendallTrainer(Run):
         text = "".join(MaterialGenome(n, average_weights(self.weights(members)), cfg.centre_bonus,
                                       cfg.advanced_pawn_bonus).to_text()
                        for n, members in enumerate(self.history))
-        temp = Path(str(cfg.average_file) + ".tmp")
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, cfg.average_file)
+        write_atomically(cfg.average_file, text)
 
     # ------------------------------------------------------------ running
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from genchess.console import reader_gone
+from genchess.files import package_file
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
@@ -66,7 +67,7 @@ STUDY_KEYS = [
     GAME_TIME.with_help("seconds per side in those games"),
 ]
 PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
-OPENINGS = Path(__file__).resolve().parent.parent / "data" / "openings.epd"
+OPENINGS = package_file("data", "openings.epd")
 MATERIAL_GENOME_PATH = GENOMES_DIR / "material.genome"
 
 

@@ -59,6 +59,7 @@ from typing import Sequence
 
 import numpy as np
 
+from genchess.files import package_file
 from genchess.genome import Genome
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
 from genchess.parallel.worker import GameJob
@@ -71,7 +72,7 @@ from genchess.train.config import (DEPTH, GAME_INCREMENT, GAME_TIME, GENERATIONS
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
-SIMILARITY_POSITIONS = Path(__file__).resolve().parent.parent / "data" / "similarity.epd"
+SIMILARITY_POSITIONS = package_file("data", "similarity.epd")
 RANDOM_RANGE = (-50, 50)        # centipawns, the first population's table values
 TABLE_LIMIT = 300               # centipawns, the most a mutation may push a value
 MATERIAL_STEP = 0.05            # evolve material: a mutated value moves by this share at most
