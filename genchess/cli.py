@@ -276,6 +276,17 @@ def build_parser():
     add_positions_arguments(p)
     p.set_defaults(func=_cmd_positions)
 
+    # The trainers' commands parse their own arguments (the one parser each, shared
+    # with genchess-train and genchess-plot); main() hands them everything after the
+    # command word, so that their options reach them whole.
+    for name, what in (("train", "evolve genomes: run or resume the method a config file "
+                                 "names (genchess train --help)"),
+                       ("plot", "draw PNG plots of what a training run evolved "
+                                "(genchess plot --help)")):
+        p = sub.add_parser(name, help=what, add_help=False)
+        p.add_argument("arguments", nargs=argparse.REMAINDER)
+        p.set_defaults(func=lambda args, name=name: TRAINER_COMMANDS[name](args.arguments))
+
     p = sub.add_parser("selftest", help="check the rules and the players (no pytest needed)",
                        description="A quick built-in check of move generation, the rules and the "
                                    "players; exits non-zero on any failure.")
@@ -318,7 +329,25 @@ def _cmd_selftest(args):
     return run_selftest()
 
 
+def _cmd_train(argv):
+    from genchess.train.cli import main as train_main
+    return train_main(argv, prog="genchess train")
+
+
+def _cmd_plot(argv):
+    from genchess.plot import main as plot_main
+    return plot_main(argv, prog="genchess plot")
+
+
+TRAINER_COMMANDS = {"train": _cmd_train, "plot": _cmd_plot}
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in TRAINER_COMMANDS:
+        # Straight to the command's own parser: argparse would take the options of
+        # `genchess train --export DB` for its own.
+        return TRAINER_COMMANDS[argv[0]](argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

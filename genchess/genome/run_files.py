@@ -96,6 +96,15 @@ def count_wins(games_path: str | Path) -> Counter:
     return wins
 
 
+def is_evolve_records(path: str | Path) -> bool:
+    """Whether `path` is an evolve run's records (its first line is the header)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline().startswith(EVOLVE_HEADER)
+    except OSError:
+        return False
+
+
 def run_file_genome(path: Path, genome_id: int | None):
     """The genome a gene pool, population or evolve run file plays (see the module's
     table); None for any other file, and when an ID is asked for of a genome file:

@@ -52,7 +52,7 @@ from genchess.strength.games import play_pairs
 from genchess.strength.stats import format_elo
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
-from genchess.genome.run_files import EVOLVE_HEADER
+from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
 from genchess.train.records import (AppendFile, is_pool_record_end, set_aside,
                                     split_complete)
 from genchess.train.registry import Method
@@ -502,6 +502,7 @@ METHOD = Method(
     name="evolve",
     summary="any genome kind's numbers tuned on a labelled position set (the Texel loss) by "
             "CMA-ES or a genetic algorithm, validated by games",
+    plots="genchess.train.evolve_plots:plot_run", recognises=is_evolve_records,
     keys=EVOLVE_KEYS, config=EvolveConfig, trainer=EvolveTrainer, check=check_evolve,
     files="<run file> (losses per generation, validation matches), <run file>_genomes.txt "
           "(each generation's best), <run file>_best.genome (genchess --genome plays it), "

@@ -424,6 +424,7 @@ METHOD = Method(
     name="gene pool",
     summary="players are paired at random each round, every game's two players mate, and the "
             "offspring replaces the loser",
+    plots="genchess.train.gene_pool_plots:plot_run",
     keys=GENE_POOL_KEYS, config=GenePoolConfig, trainer=GenePoolTrainer, check=check_gene_pool,
     files="<gene pool file>, every genome ever created plus 'Still Alive' lines after each round "
           "(genchess --genome FILE plays the smallest living ID); <gene pool file>_games.txt, "

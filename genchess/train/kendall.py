@@ -561,6 +561,7 @@ METHOD = Method(
     name="kendall-whitwell",
     summary="a population of material weights evolves by two-game matches of fixed-depth players, "
             "the loser replaced by a clone of the winner, mutation scaled by the population's spread",
+    plots="genchess.train.gene_pool_plots:plot_run",
     keys=KENDALL_KEYS, config=KendallConfig, trainer=KendallTrainer, check=check_kendall,
     files="<population file>, <population file>_games.txt and <population file>_average.genome "
           "(the average player of each generation; genchess --genome plays the last); "

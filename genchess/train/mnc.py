@@ -66,7 +66,7 @@ from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_all
 from genchess.strength.tally import white_points
 from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
-                                          GenerationSummary)
+                                          GenerationSummary, is_sqlite_file)
 from genchess.train.config import (DEPTH, GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.train.registry import Method
@@ -519,6 +519,7 @@ METHOD = Method(
     name="multi-niche crowding",
     summary="Phoenix's piece-square tables, mated with their most similar and replacing the worst "
             "of the most similar",
+    plots="genchess.train.mnc_plots:plot_run", recognises=is_sqlite_file,
     keys=MNC_KEYS, config=MncConfig, trainer=MncTrainer, check=check_mnc,
     files="<chromosome database>, every chromosome in SQLite (genchess --genome DB plays the best "
           "of the last generation; --genome-id N another)")

@@ -1,6 +1,8 @@
-"""The trainer's two files: the gene pool file and its games file.
+"""The trainers' append-only run files: the gene pool file (and Kendall-Whitwell's
+population file, of the same form), their games files, and the torn tail that
+every append-only record shares (evolve's records too).
 
-Both are append-only and every record is written with one write() and flushed,
+They are append-only and every record is written with one write() and flushed,
 so a run killed at any instant (even kill -9) leaves complete records followed
 by at most one torn record. On resume the torn tail is detected, reported, moved
 aside to `<file>.torn` (nothing is thrown away) and cut off, so the files stay
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.genome import Genome, StillAlive, parse_genome_text
+from genchess.genome import Genome, GenomeFile, StillAlive, parse_genome_text
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -79,6 +81,19 @@ def move_aside(path: Path, text: str) -> Path:
 
 def is_pool_record_end(line: str) -> bool:
     return line.strip() == "END" or line.startswith("Still Alive:")
+
+
+def read_complete_genomes(path: Path) -> GenomeFile:
+    """A pool or genomes file's complete records as a GenomeFile: a torn tail (a run
+    writing it now, or killed while it did) is skipped, the file left untouched."""
+    text = path.read_text(encoding="utf-8")
+    good, _ = split_complete(path, text, is_pool_record_end)
+    return parse_genome_text(good, str(path))
+
+
+def genomes_by_id(genome_file: GenomeFile) -> list[Genome]:
+    """The file's genomes in order of birth (ID)."""
+    return sorted(genome_file.genomes, key=lambda g: g.id)
 
 
 @dataclass
