@@ -7,8 +7,9 @@ through their features (one product for the whole population, features.py); the
 others through the C evaluation, genome by genome. Either way the evaluation is in
 centipawns, the genome's own pawn unit, and the loss is loss.py's.
 
-K is a property of the set: it is fitted once, with the reference genome (what
-GenChess plays by default, evolved.genome), and stored in the set's sidecar file
+K is a property of the set: it is fitted once, with the reference genome
+(evolved.genome, the default genome when the first sets were fitted, kept so that
+a set's K does not move when the default changes), and stored in the set's sidecar file
 (`<set>.json`, under "fitted"), so every run on a set scores against the same K
 (Texel's method); the mentor's K_m likewise, from the mentor's own scores.
 
