@@ -37,6 +37,10 @@ FORBIDDEN = {
     "genchess.options": ("genchess.train",),
     "genchess.uci": ("genchess.train",),
     "genchess.xboard": ("genchess.train",),
+    # Small modules every layer uses: the package's files, the console, the drawing.
+    "genchess.files": ("genchess.train", "genchess.strength", "genchess.parallel"),
+    "genchess.console": ("genchess.train", "genchess.strength", "genchess.parallel"),
+    "genchess.drawing": ("genchess.train", "genchess.strength", "genchess.parallel"),
 }
 
 
