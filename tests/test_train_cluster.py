@@ -137,7 +137,7 @@ def test_a_worker_with_another_version_is_refused_naming_both(cluster, tmp_path)
             with pytest.raises(executors.ClusterError) as late:
                 executor = executors.GameExecutor(
                     client.get_executor(pure=False, workers=workers[:1]), "lost",
-                    wrap=lambda fn, args: (executors._versioned, (genchess.__version__, fn, *args)))
+                    wrap=lambda fn, args: (executors.versioned, (genchess.__version__, fn, *args)))
                 executor.submit(play_job, fixed_depth_job(1)).result(60)
         finally:
             client.run(exec, f"import genchess; genchess.__version__ = {genchess.__version__!r}",
