@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from genchess.console import reader_gone
+from genchess.console import run_command
 from genchess.genome import GenomeError
 from genchess.train.config import ConfigError
 from genchess.train.registry import DEFAULT_METHOD, keys_help, methods, parse_config, trainer_for
@@ -86,7 +86,7 @@ def main(argv=None, prog: str = "genchess-train") -> int:
         parser.error("give a CONFIG file to train, or --export DATABASE")
     from genchess.parallel.executors import ClusterError, parse_scheduler
 
-    try:
+    def body() -> int:
         if args.export:
             return export(args)
         config = parse_config(args.config)
@@ -100,14 +100,8 @@ def main(argv=None, prog: str = "genchess-train") -> int:
             if getattr(args, attribute) is not None:
                 setattr(config, attribute, getattr(args, attribute))
         return trainer_for(config).run()
-    except (ConfigError, GenomeError, ClusterError) as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return reader_gone()
-    except OSError as e:
-        print(f"{prog}: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return 2
+
+    return run_command(prog, body, (ConfigError, GenomeError, ClusterError))
 
 
 if __name__ == "__main__":

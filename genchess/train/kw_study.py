@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.console import reader_gone
+from genchess.console import run_command
 from genchess.files import package_file
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
@@ -363,18 +363,11 @@ def main(argv=None) -> int:
     parser.add_argument("config", metavar="CONFIG", help="study configuration file")
     args = parser.parse_args(argv)
     try:
-        return run_study(parse_study_config(args.config))
-    except (ConfigError, GenomeError) as e:
-        print(f"genchess-kw-study: {e}", file=sys.stderr)
-        return 2
+        return run_command("genchess-kw-study", lambda: run_study(parse_study_config(args.config)),
+                           (ConfigError, GenomeError))
     except KeyboardInterrupt:
         print("\nStopped; run the same command to resume.", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return reader_gone()
-    except OSError as e:
-        print(f"genchess-kw-study: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return 2
 
 
 if __name__ == "__main__":
