@@ -5,20 +5,11 @@ number) into one line on stderr and exit status 2, never a traceback.
 """
 
 import argparse
-import os
 import sys
 import time
 
 from genchess import __version__
-
-
-def reader_gone() -> int:
-    """What a command returns when its output's reader went away (piped into `head`):
-    stop quietly with status 1. stdout is pointed at the null device first, or Python
-    would report the broken pipe again when it flushes stdout at exit."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return 1
+from genchess.console import reader_gone
 
 
 def _depth(text):
@@ -143,16 +134,13 @@ def cmd_eval(args):
 
 def load_genome_or_exit(path, genome_id, prog):
     """The genome a user asked for, or one line on stderr and exit status 2."""
-    from genchess.genome import GenomeError, default_genome
-    from genchess.train.registry import genome_to_play
+    from genchess.genome import GenomeError, open_genome
 
-    if path is None:
-        if genome_id is not None:
-            print(f"{prog}: --genome-id needs --genome FILE", file=sys.stderr)
-            raise SystemExit(2)
-        return default_genome()
+    if path is None and genome_id is not None:
+        print(f"{prog}: --genome-id needs --genome FILE", file=sys.stderr)
+        raise SystemExit(2)
     try:
-        return genome_to_play(path, genome_id)
+        return open_genome(path, genome_id)
     except GenomeError as e:
         print(f"{prog}: {e}", file=sys.stderr)
     raise SystemExit(2)
@@ -390,6 +378,17 @@ def build_parser():
     add_positions_arguments(p)
     p.set_defaults(func=_cmd_positions)
 
+    # The trainers' commands parse their own arguments (the one parser each, shared
+    # with genchess-train and genchess-plot); main() hands them everything after the
+    # command word, so that their options reach them whole.
+    for name, what in (("train", "evolve genomes: run or resume the method a config file "
+                                 "names (genchess train --help)"),
+                       ("plot", "draw PNG plots of what a training run evolved "
+                                "(genchess plot --help)")):
+        p = sub.add_parser(name, help=what, add_help=False)
+        p.add_argument("arguments", nargs=argparse.REMAINDER)
+        p.set_defaults(func=lambda args, name=name: TRAINER_COMMANDS[name](args.arguments))
+
     p = sub.add_parser("selftest", help="check the rules and the players (no pytest needed)",
                        description="A quick built-in check of move generation, the rules and the "
                                    "players; exits non-zero on any failure.")
@@ -432,7 +431,25 @@ def _cmd_selftest(args):
     return run_selftest()
 
 
+def _cmd_train(argv):
+    from genchess.train.cli import main as train_main
+    return train_main(argv, prog="genchess train")
+
+
+def _cmd_plot(argv):
+    from genchess.plot import main as plot_main
+    return plot_main(argv, prog="genchess plot")
+
+
+TRAINER_COMMANDS = {"train": _cmd_train, "plot": _cmd_plot}
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in TRAINER_COMMANDS:
+        # Straight to the command's own parser: argparse would take the options of
+        # `genchess train --export DB` for its own.
+        return TRAINER_COMMANDS[argv[0]](argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

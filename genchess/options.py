@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from genchess import levels
 from genchess.book import DEFAULT_DEPTH as DEFAULT_BOOK_DEPTH, MAX_DEPTH as MAX_BOOK_DEPTH, Book, BookError
 from genchess.engine import SEARCH_MODES, Engine
-from genchess.genome import GenomeError, default_genome
+from genchess.genome import default_genome, open_genome
 from genchess_core.gasearch import DEFAULT_POOL_NODES
 
 DEFAULT_GENOME = "<default>"
@@ -188,11 +188,7 @@ class Settings:
             path = DEFAULT_GENOME
             genome_id = None
         else:
-            from genchess.train.registry import genome_to_play
-            try:
-                genome = genome_to_play(path, genome_id)
-            except GenomeError as e:
-                raise OptionError(str(e)) from None
+            genome = open_genome(path, genome_id, error=OptionError)
         self.engine.set_genome(genome)
         self.genome_path, self.genome_id = path, genome_id
 

@@ -19,7 +19,9 @@ import time
 import traceback
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data" / "selftest.epd"
+from genchess.files import package_file
+
+DATA = package_file("data", "selftest.epd")
 PLAYERS = ("turing", "montecarlo", "genetic")
 MC_SECONDS = 0.3
 

@@ -40,7 +40,7 @@ def setup(tmp_path, max_games=400):
 
 
 def one_second_game(white, black, fen):
-    return GameJob(6, -1, white.id, black.id, white.to_text(), black.to_text(), fen, 1.0, "iterative")
+    return GameJob.between(white, black, start_fen=fen, round=6, pool=-1, seconds=1.0)
 
 
 def challenge(champion, new, outcome):

@@ -21,6 +21,7 @@ distributed = pytest.importorskip("distributed", reason='needs pip install "genc
 pytest.importorskip("cryptography", reason='needs pip install "genchess[cluster]"')
 
 from genchess.parallel import certs, executors                   # noqa: E402
+from genchess.parallel import cluster as dask_cluster            # noqa: E402
 from train_helpers import (DaskProcesses, certs_command, check_run_files,  # noqa: E402
                            client_security, run, train_command, write_config)
 
@@ -209,7 +210,7 @@ def test_a_plain_scheduler_off_this_machine_gets_one_warning_line(monkeypatch):
         lines: dict[str, list[str]] = {"loopback": [], "remote": []}
         for case in ("loopback", "remote"):
             if case == "remote":
-                monkeypatch.setattr(executors, "stays_on_this_machine", lambda scheduler: False)
+                monkeypatch.setattr(dask_cluster, "stays_on_this_machine", lambda scheduler: False)
             with executors.open_executor(address, 1, out=lines[case].append):
                 pass
     assert [line for line in lines["loopback"] if "Warning" in line] == []

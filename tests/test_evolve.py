@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from genchess.fitness.positions import PositionSet
-from genchess.genome import MaterialGenome, load_genome, read_genomes
+from genchess.genome import MaterialGenome, load_genome, open_genome, read_genomes
 from genchess.train import cli as train_cli
-from genchess.train.registry import genome_to_play, parse_config, trainer_for
+from genchess.train.registry import parse_config, trainer_for
 from test_fitness_features import random_positions
 from train_helpers import config_text, plot_command, train_command
 from train_helpers import run as run_command
@@ -70,8 +70,8 @@ def test_each_optimiser_finds_the_usual_order_from_equal_weights(tmp_path, label
     assert len(lines) == 30
     first, last = (float(line.split()[3]) for line in (lines[0], lines[-1]))
     assert last < first - 0.01, (first, last)
-    best = genome_to_play(tmp_path / "run.txt")
-    assert best == genome_to_play(tmp_path / "run.txt_best.genome")     # a genome file, not a run
+    best = open_genome(tmp_path / "run.txt")
+    assert best == open_genome(tmp_path / "run.txt_best.genome")     # a genome file, not a run
     pawn, knight, bishop, rook, queen = (best.weights[i] / best.weights[0] for i in range(5))
     assert pawn < knight and pawn < bishop and max(knight, bishop) < rook < queen, best.weights
     assert read_genomes(tmp_path / "run.txt_genomes.txt")[-1].id == 30
@@ -129,7 +129,7 @@ def test_the_time_limit_counts_generations_here(tmp_path, labelled_set):
 
 def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     config = write_config(tmp_path, labelled_set, generations=4, validation_games=2,
-                          validation_interval=2, validation_time=0.05, champion_interval=2,
+                          validation_interval=2, game_time=0.05, champion_interval=2,
                           champion_max_games=4)
     assert run(config) == 0
     records = (tmp_path / "run.txt").read_text()
@@ -172,7 +172,7 @@ def test_multi_niche_crowding_with_fitness_by_positions(tmp_path, labelled_set):
     shutil.copy(labelled_set, tmp_path / "set.epd")
     config = tmp_path / "mnc.cfg"
     config.write_text(f"method = multi-niche crowding\nchromosome database = {tmp_path / 'run.db'}\n"
-                      f"population = 6\nmaximum generations = 3\nseed = 2\n"
+                      f"population = 6\ngenerations = 3\nseed = 2\n"
                       f"positions = {tmp_path / 'set.epd'}\n")
     lines = []
     assert trainer_for(parse_config(config), out=lines.append, progress=False).run() == 0

@@ -33,8 +33,7 @@ from train_helpers import game_key, read_pgn_games, write_config
 
 def fixed_depth_job(depth: int = 1, start_fen: str | None = None) -> GameJob:
     white, black = Genome.random(Random(1), 1), Genome.random(Random(2), 2)
-    return GameJob(1, 0, 1, 2, white.to_text(), black.to_text(), start_fen, 1.0, "iterative",
-                   depth=depth)
+    return GameJob.between(white, black, start_fen=start_fen, round=1, seconds=1.0, depth=depth)
 
 
 @pytest.fixture(scope="module")

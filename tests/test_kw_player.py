@@ -112,8 +112,7 @@ def test_default_features_do_not_include_the_value_ordering():
 
 
 def kw_job(white, black, depth=2):
-    return GameJob(1, 0, white.id, black.id, white.to_text(), black.to_text(), None, 0.0,
-                   "iterative", depth=depth, features=KW, quiescence_cap=3.0)
+    return GameJob.between(white, black, round=1, depth=depth, features=KW, quiescence_cap=3.0)
 
 
 def test_fixed_depth_player_plays_the_same_game_twice():

@@ -25,7 +25,7 @@ GAMES_PER_GENERATION = 2 * (MU - 1)
 
 KW_CONFIG = {"method": "kendall-whitwell", "population file": "kw.txt", "population": str(MU),
              "generations": str(GENERATIONS), "depth": "2", "seed": "4",
-             "maximum simultaneous games": "2"}
+             "workers": "2"}
 
 
 def write_kw_config(path, **changes):

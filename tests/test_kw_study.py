@@ -19,7 +19,7 @@ from train_helpers import _command, read_pgn_games, run, still_alive_snapshots
 
 FACTORS = ["2", "1", "0.5", "0.25"]
 STUDY = ("study directory = study\npopulation = 4\ngenerations = 2\ndepth = 1\nseed = 8\n"
-         "match games = 2\nmatch time = 0.5\n")
+         "match games = 2\ngame time = 0.5\n")
 
 
 def study_command(*args):

@@ -12,8 +12,8 @@ SCRIPT = REPO_ROOT / "scripts" / "studies" / "phoenix_checkpoints.py"
 
 def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
     base = {"method": "multi-niche crowding", "chromosome database": "run.db",
-            "population": "4", "games per player": "1", "search depth": "1",
-            "maximum generations": "3", "seed": "3"}
+            "population": "4", "games per player": "1", "depth": "1",
+            "generations": "3", "seed": "3"}
     (tmp_path / "run.cfg").write_text(config_text(base))
     proc = run(train_command("run.cfg"), cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr

@@ -13,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 
-from genchess.plot import living_piece_medians, piece_medians_table, promotion_counts
+from genchess.train.gene_pool_plots import living_piece_medians, piece_medians_table, promotion_counts
 from genchess.train.records import read_games_file
 from train_helpers import copy_run, plot_command, read_pgn_games, run, short_run
 
@@ -302,7 +302,7 @@ def test_piece_medians_of_one_pool_and_of_none():
 def test_an_evolve_run_draws_its_best_genome_not_its_last_generation(tmp_path, capsys):
     from genchess.genome import load_genome
     from genchess.genome.genome_file import GENOMES_DIR
-    from genchess.plot import run_best
+    from genchess.train.evolve_plots import run_best
     last = load_genome(GENOMES_DIR / "unified.genome")
     run = tmp_path / "run.txt"
     assert run_best(run, [last]) is last                  # no best file: the last generation's

@@ -56,7 +56,7 @@ def keep_sigtstp():
 
 def fixed_depth_job(depth: int = 2) -> GameJob:
     white, black = Genome.random(Random(1), 1), Genome.random(Random(2), 2)
-    return GameJob(1, 0, 1, 2, white.to_text(), black.to_text(), None, 1.0, "iterative", depth=depth)
+    return GameJob.between(white, black, round=1, seconds=1.0, depth=depth)
 
 
 # ------------------------------------------------------------------ default run
@@ -137,7 +137,7 @@ def test_a_worker_with_another_version_is_refused_naming_both(cluster, tmp_path)
             with pytest.raises(executors.ClusterError) as late:
                 executor = executors.GameExecutor(
                     client.get_executor(pure=False, workers=workers[:1]), "lost",
-                    wrap=lambda fn, args: (executors._versioned, (genchess.__version__, fn, *args)))
+                    wrap=lambda fn, args: (executors.versioned, (genchess.__version__, fn, *args)))
                 executor.submit(play_job, fixed_depth_job(1)).result(60)
         finally:
             client.run(exec, f"import genchess; genchess.__version__ = {genchess.__version__!r}",
@@ -254,7 +254,7 @@ def test_kendall_whitwell_run_on_the_cluster_equals_the_local_run(cluster, tmp_p
     from train_helpers import config_text
 
     settings = {"method": "kendall-whitwell", "population file": "kw.txt", "population": "5",
-                "generations": "2", "depth": "1", "seed": "8", "maximum simultaneous games": "2"}
+                "generations": "2", "depth": "1", "seed": "8", "workers": "2"}
     files = {}
     for name, scheduler in (("cluster", cluster), ("local", None)):
         directory = tmp_path / name
@@ -287,7 +287,7 @@ def test_multi_niche_crowding_run_on_the_cluster_equals_the_local_run(cluster, t
         directory.mkdir()
         cfg = directory / "run.cfg"
         cfg.write_text(f"method = multi-niche crowding\nchromosome database = {directory / 'run.db'}\n"
-                       "population = 6\nsearch depth = 1\nmaximum generations = 2\nseed = 3\n",
+                       "population = 6\ndepth = 1\ngenerations = 2\nseed = 3\n",
                        encoding="utf-8")
         config = parse_config(cfg)
         config.scheduler = scheduler

@@ -17,7 +17,7 @@ from train_helpers import REPO_ROOT, config_text, run, train_command, write_conf
 EXAMPLES = REPO_ROOT / "genchess" / "train" / "examples"
 # Line numbers in config_text(): one key a line, in this order.
 LINE = {name: n for n, name in enumerate(
-    ["maximum simultaneous games", "gene pool population", "gene pool count", "pool swap interval",
+    ["workers", "gene pool population", "gene pool count", "pool swap interval",
      "minimum game time", "maximum game time", "game time increment", "oscillating time",
      "gene pool file", "seed"], start=1)}
 
@@ -42,7 +42,7 @@ def test_every_value_is_read(tmp_path):
     text = config_text(seed=42) + ("search = budget\ntime limit = 30 minutes\n"
                                    "output volume = quiet\npiece value mutation = 0.25\n")
     cfg, path = parse_text(tmp_path, text)
-    assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (2, 4, 2, 4)
+    assert (cfg.workers, cfg.population, cfg.pool_count, cfg.swap_interval) == (2, 4, 2, 4)
     assert (cfg.min_time, cfg.max_time, cfg.time_increment) == (0.2, 0.4, 0.1)
     assert cfg.oscillating is True
     assert cfg.pool_file == Path("pool.txt")
@@ -66,20 +66,55 @@ def test_optional_keys_have_documented_defaults(tmp_path):
     assert cfg.quiet is False
 
 
-@pytest.mark.parametrize("max_games, population, workers", [(8, 16, 8), (8, 4, 2), (1, 16, 1), (3, 2, 1)])
-def test_workers_are_min_of_simultaneous_games_and_half_the_population(tmp_path, max_games, population,
-                                                                        workers):
-    cfg, _ = parse_text(tmp_path, config_text(maximum_simultaneous_games=max_games,
-                                              gene_pool_population=population))
-    assert cfg.workers == workers
+@pytest.mark.parametrize("asked, population, workers", [(8, 16, 8), (8, 4, 2), (1, 16, 1), (3, 2, 1)])
+def test_gene_pool_workers_are_at_most_half_the_population(tmp_path, asked, population, workers):
+    from genchess.train.gene_pool import GenePoolTrainer
+    cfg, _ = parse_text(tmp_path, config_text(workers=asked, gene_pool_population=population))
+    assert cfg.workers == asked and GenePoolTrainer(cfg).workers == workers
+
+
+# ------------------------------------------------------------------ renamed keys
+
+def test_an_old_spelling_still_reads_with_one_line_naming_the_new_key(tmp_path, capsys):
+    text = config_text(workers=None) + "maximum simultaneous games = 3\n"
+    cfg, path = parse_text(tmp_path, text)
+    assert cfg.workers == 3
+    warning = capsys.readouterr().err.splitlines()
+    assert warning == [f"{path}:10: 'maximum simultaneous games' is deprecated: write 'workers' "
+                       f"(the old spelling goes in the next release)"]
+
+
+def test_every_old_spelling_of_a_method_reads_as_its_new_key(tmp_path, capsys):
+    text = ("method = multi-niche crowding\nchromosome database = run.db\n"
+            "maximum generations = 7\nsearch depth = 2\nmaximum simultaneous games = 1\n")
+    cfg, _ = parse_text(tmp_path, text)
+    assert (cfg.generations, cfg.depth, cfg.workers) == (7, 2, 1)
+    warned = capsys.readouterr().err
+    assert all(f"write '{new}'" in warned for new in ("generations", "depth", "workers"))
+    (tmp_path / "set.epd").write_text("")
+    text = (f"method = evolve\npositions = {tmp_path / 'set.epd'}\nkind = material\n"
+            f"run file = run.txt\nvalidation time = 0.5\nvalidation increment = 0.02\n")
+    cfg, _ = parse_text(tmp_path, text)
+    assert (cfg.game_time, cfg.increment) == (0.5, 0.02)
+
+
+def test_both_spellings_of_a_key_are_an_error_naming_both(tmp_path):
+    message, path = config_error(tmp_path, config_text() + "maximum simultaneous games = 3\n")
+    assert message == (f"{path}:11: 'maximum simultaneous games' is the old spelling of 'workers' "
+                       f"(line 1): give one of the two")
+
+
+def test_an_old_spelling_of_a_key_the_method_lacks_is_an_unknown_key(tmp_path):
+    message, path = config_error(tmp_path, config_text() + "match time = 3\n")
+    assert "unknown key 'match time' for method 'gene pool'" in message
 
 
 def test_comments_blank_lines_case_and_spacing(tmp_path):
     text = ("# a comment line\n"
             "\n"
             "   \t\n"
-            "  MAXIMUM   Simultaneous\tGames=3   # trailing comment\n"
-            "Gene Pool Population = 6#no space before the comment\n"
+            "  WORKERS=3   # trailing comment\n"
+            "Gene   Pool\tPopulation = 6#no space before the comment\n"
             "gene pool count =1\n"
             "pool swap interval= 10\n"
             "minimum game time = 1.5\n"
@@ -91,7 +126,7 @@ def test_comments_blank_lines_case_and_spacing(tmp_path):
             "Search = Iterative\n"
             "OUTPUT VOLUME = Verbose\n")
     cfg, _ = parse_text(tmp_path, text)
-    assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (3, 6, 1, 10)
+    assert (cfg.workers, cfg.population, cfg.pool_count, cfg.swap_interval) == (3, 6, 1, 10)
     assert (cfg.min_time, cfg.max_time, cfg.time_increment) == (1.5, 10.0, 0.0)
     assert cfg.oscillating is False
     assert cfg.pool_file == Path("my pool.txt")
@@ -111,7 +146,7 @@ def test_value_may_contain_an_equals_sign(tmp_path):
 
 def test_example_configs_parse_with_the_design_values():
     cfg = parse_config(EXAMPLES / "example.cfg")
-    assert (cfg.max_games, cfg.population, cfg.pool_count, cfg.swap_interval) == (8, 16, 3, 1000)
+    assert (cfg.workers, cfg.population, cfg.pool_count, cfg.swap_interval) == (8, 16, 3, 1000)
     assert (cfg.min_time, cfg.max_time, cfg.time_increment, cfg.oscillating) == (30, 120, 0.01, True)
     assert cfg.pool_file == Path("pool.txt")
     quick = parse_config(EXAMPLES / "gene-pool-quick.cfg")
@@ -215,8 +250,8 @@ def test_empty_file_lists_every_required_key(tmp_path):
 
 BAD_VALUES = [
     # key, value, fragment of the problem
-    ("maximum simultaneous games", "two", "expected a whole number, not 'two'"),
-    ("maximum simultaneous games", "0", "must be at least 1"),
+    ("workers", "two", "expected a whole number, not 'two'"),
+    ("workers", "0", "must be at least 1"),
     ("gene pool population", "4.0", "expected a whole number"),
     ("gene pool population", "0", "must be at least 2"),
     ("gene pool population", "", "expected a whole number, not ''"),

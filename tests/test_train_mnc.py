@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from engine_helpers import genchess_command
-from genchess.genome import PvtGenome, load_genome
+from genchess.genome import PvtGenome, load_genome, open_genome
 from genchess.genome.pvt import N_VALUES, TABLE_INDEX, TABLES
 from genchess.train.config import ConfigError
-from genchess.train.registry import genome_to_play, parse_config
+from genchess.train.registry import parse_config
 from genchess.train.mnc import (TABLE_LIMIT, MncConfig, behaviour, crossover, crowding_selection,
                                 distance, mutate, niches, relative_change, replacement,
                                 round_robin_fitness, round_robin_pairs, similarity_boards,
@@ -173,14 +173,14 @@ def test_niches_are_clusters_under_the_radius():
 # ------------------------------------------------------------------ stop rules
 
 def rules(**changes):
-    return MncConfig(path="x", database=Path("x"), **{**dict(max_generations=100, unchanged_generations=3,
+    return MncConfig(path="x", database=Path("x"), **{**dict(generations=100, unchanged_generations=3,
                                                              small_change=0.01, small_change_generations=2),
                                                       **changes})
 
 
 def test_stop_after_the_maximum_generations():
-    assert stop_reason([1, 2], [[0], [9]], rules(max_generations=3)) is None
-    assert "maximum of 3" in stop_reason([1, 2, 3], [[0], [9], [0]], rules(max_generations=3))
+    assert stop_reason([1, 2], [[0], [9]], rules(generations=3)) is None
+    assert "maximum of 3" in stop_reason([1, 2, 3], [[0], [9], [0]], rules(generations=3))
 
 
 def test_stop_when_the_best_is_unchanged():
@@ -202,7 +202,7 @@ def test_stop_when_the_best_changes_little():
 
 def write_config(tmp_path, **keys):
     values = {"method": "multi-niche crowding", "chromosome database": str(tmp_path / "run.db"),
-              "population": "6", "search depth": "1", "maximum generations": "2", "seed": "3"}
+              "population": "6", "depth": "1", "generations": "2", "seed": "3"}
     for key, value in keys.items():
         name = key.replace("_", " ")
         if value is None:
@@ -281,13 +281,13 @@ def test_tiny_run_writes_the_database_plots_and_plays(tmp_path):
                         "chromosome LIMIT 1").fetchone()[0]
     born_late = conn.execute("SELECT MAX(id) FROM chromosomes").fetchone()[0]
     conn.close()
-    assert genome_to_play(db).id == best
-    assert genome_to_play(db, born_late).id == born_late and born_late > 6
+    assert open_genome(db).id == best
+    assert open_genome(db, born_late).id == born_late and born_late > 6
     # Export as a genome file that reads back equal.
     out = tmp_path / "best.genome"
     proc = train("--export", str(db), "--id", str(born_late), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert load_genome(out) == genome_to_play(db, born_late)
+    assert load_genome(out) == open_genome(db, born_late)
     # Plots.
     argv, env = genchess_command()
     plot = [sys.executable, "-m", "genchess.plot", str(db), "--out", str(tmp_path / "plots")]
@@ -302,7 +302,7 @@ def test_tiny_run_writes_the_database_plots_and_plays(tmp_path):
 
 
 def test_resume_after_kill_9(tmp_path):
-    config = write_config(tmp_path, maximum_generations="400", population="4", games_per_player="1")
+    config = write_config(tmp_path, generations="400", population="4", games_per_player="1")
     db = tmp_path / "run.db"
     argv, env = genchess_command()
     proc = subprocess.Popen([sys.executable, "-m", "genchess.train.cli", str(config)], env=env,
@@ -323,8 +323,8 @@ def test_resume_after_kill_9(tmp_path):
     proc.wait()
     assert done >= 3, proc.stderr.read().decode()
     complete = check_consistent(db, 4)
-    config.write_text(config.read_text().replace("maximum generations = 400",
-                                                 f"maximum generations = {complete + 2}"))
+    config.write_text(config.read_text().replace("generations = 400",
+                                                 f"generations = {complete + 2}"))
     proc = train(str(config))
     assert proc.returncode == 0, proc.stderr
     assert f"at generation {complete}" in proc.stdout
@@ -387,10 +387,10 @@ def test_a_database_held_by_another_writer_is_a_clear_error(tmp_path):
 def test_champion_interval_works_in_multi_niche_crowding(tmp_path):
     """The SPRT-gated champion is every method's: here it is crowned from the fittest
     of a generation once the first interval of games is crossed."""
-    config = write_config(tmp_path, population="4", maximum_generations="2", champion_interval="6",
+    config = write_config(tmp_path, population="4", generations="2", champion_interval="6",
                           champion_max_games="4")
     proc = train(str(config))
     assert proc.returncode == 0, proc.stderr
     assert "Champion: " in proc.stdout
     champion = tmp_path / "run.db_champion.genome"
-    assert champion.exists() and genome_to_play(champion).KIND == "pvt"
+    assert champion.exists() and open_genome(champion).KIND == "pvt"

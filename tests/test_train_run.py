@@ -21,8 +21,8 @@ from random import Random
 import chess
 import pytest
 
-from genchess.genome import Genome, read_genome_file
-from genchess.train.registry import genome_to_play, parse_config
+from genchess.genome import Genome, open_genome, read_genome_file
+from genchess.train.registry import parse_config
 from genchess.train.pool import game_time
 from genchess.train.gene_pool import GenePoolTrainer
 from train_helpers import (PACKAGE_DATA, REPO_ROOT, Background, check_run_files,
@@ -116,7 +116,7 @@ def test_engine_loads_the_smallest_living_id(short):
     pool_file = run_dir / "pool.txt"
     alive = latest_alive(pool_file)
     smallest = min(min(ids) for ids in alive.values())
-    genome = genome_to_play(pool_file)
+    genome = open_genome(pool_file)
     assert genome.id == smallest
     assert genome == read_genome_file(pool_file).find(smallest)
     argv, env = genchess_command("--genome", str(pool_file))
@@ -135,7 +135,7 @@ def test_three_pools_with_a_swap_interval_across_rounds(tmp_path):
     """3 pools of 4 play 6 games a round; swaps come when a multiple of 5 games is
     crossed, so some rounds swap and some do not, and the best goes round the ring."""
     cfg = write_config(tmp_path / "run.cfg", gene_pool_count=3, pool_swap_interval=5,
-                       minimum_game_time=0.1, maximum_game_time=0.2, maximum_simultaneous_games=3,
+                       minimum_game_time=0.1, maximum_game_time=0.2, workers=3,
                        time_limit="8 seconds", seed=17)
     proc = run(train_command(str(cfg)), cwd=tmp_path, timeout=180)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr

@@ -32,7 +32,7 @@ PACKAGE_DATA = REPO_ROOT / "genchess" / "data"
 
 # A small, fast configuration: every key written out, overridable by name.
 BASE_CONFIG = {
-    "maximum simultaneous games": "2",
+    "workers": "2",
     "gene pool population": "4",
     "gene pool count": "2",
     "pool swap interval": "4",

@@ -170,9 +170,8 @@ def resolver_for(genome_text: str):
 
 def play_genchess(job: PositionsJob, start: str) -> tuple[list[str], str]:
     from genchess.parallel.worker import GameJob, play_job
-    game = GameJob(round=0, pool=0, white_id=job.number, black_id=job.number,
-                   white_genome=job.genome, black_genome=job.genome, start_fen=start,
-                   seconds=0.0, search_mode="iterative", nodes=job.nodes)
+    game = GameJob(white_id=job.number, black_id=job.number, white_genome=job.genome,
+                   black_genome=job.genome, start_fen=start, nodes=job.nodes)
     record = play_job(game).record
     return list(record.moves), record.result
 

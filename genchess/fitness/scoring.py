@@ -7,8 +7,9 @@ through their features (one product for the whole population, features.py); the
 others through the C evaluation, genome by genome. Either way the evaluation is in
 centipawns, the genome's own pawn unit, and the loss is loss.py's.
 
-K is a property of the set: it is fitted once, with the reference genome (what
-GenChess plays by default, evolved.genome), and stored in the set's sidecar file
+K is a property of the set: it is fitted once, with the reference genome
+(evolved.genome, the default genome when the first sets were fitted, kept so that
+a set's K does not move when the default changes), and stored in the set's sidecar file
 (`<set>.json`, under "fitted"), so every run on a set scores against the same K
 (Texel's method); the mentor's K_m likewise, from the mentor's own scores.
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.files import write_atomically
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels, fit_k
 from genchess.fitness.positions import PositionSet, load_positions
@@ -67,9 +69,7 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
         changed = True
     if changed:
         try:
-            temporary = path.with_name(path.name + ".tmp")
-            temporary.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-            os.replace(temporary, path)
+            write_atomically(path, json.dumps(meta, indent=2) + "\n")
         except OSError:
             pass                # a read-only set: fitted again next time, same numbers
     k_mentor = fitted.get("k_mentor", {}).get("K", float("nan"))

@@ -363,3 +363,11 @@ GENE_CLASSES: tuple[type[Gene], ...] = (
 GENES_BY_NAME: dict[str, type[Gene]] = {cls.NAME: cls for cls in GENE_CLASSES}
 
 PACK_KEYS: tuple[str, ...] = tuple(key for cls in GENE_CLASSES for key in cls.pack_keys())
+
+
+def time_management_defaults() -> dict:
+    """The default Look Ahead Gene's packed keys: how a kind without time genes
+    spends its clock (the log-normal game-length model and budget speculation)."""
+    params: dict = {}
+    LookAheadGene().pack(params)
+    return params

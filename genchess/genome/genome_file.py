@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from genchess.files import package_file
+
 from .genome import Genome
 from .kinds import GenomeError, kind_class, quote
 
-GENOMES_DIR = Path(__file__).resolve().parent.parent / "genomes"
+GENOMES_DIR = package_file("genomes")
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
 # `genchess bench` and the genome the search's changes are measured with.
 HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"
@@ -167,7 +169,7 @@ def load_genome(path: str | Path, genome_id: int | None = None) -> Genome:
     """A genome of a genome file: the one with that ID, else the file's last.
 
     (What `--genome` plays from a trainer's run file, a gene pool or a chromosome
-    database, is the trainers' to say: genchess.train.registry.genome_to_play.)
+    database, is run_files.open_genome's to say.)
     Every failure, an unreadable file included, is a GenomeError naming the file."""
     genome_file = read_genome_file(path)
     if genome_id is None:

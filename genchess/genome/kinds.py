@@ -13,7 +13,7 @@ of this package with one class that has:
     to_text()                      the whole block, `ID:` to `END`, read back equal
     pack()                         the flat dict the C evaluation loads once, with
                                    `kind` set, plus the time-management keys
-                                   (`time_management_defaults()` for kinds that
+                                   (genes.time_management_defaults() for kinds that
                                    do not evolve them)
     copy(new_id=None), __eq__
 
@@ -60,11 +60,3 @@ def kind_class(name: str, path: str, line: int) -> type:
         raise GenomeError.at(path, line, f"unknown genome kind {quote(name)} (known: {known})")
     return cls
 
-
-def time_management_defaults() -> dict:
-    """The default Look Ahead Gene's packed keys: how a kind without time genes
-    spends its clock (the log-normal game-length model and budget speculation)."""
-    from .genes import LookAheadGene
-    params: dict = {}
-    LookAheadGene().pack(params)
-    return params

@@ -32,8 +32,8 @@ import math
 from random import Random
 from typing import TYPE_CHECKING, Sequence
 
-from .genes import format_number
-from .kinds import GenomeError, quote, register_kind, time_management_defaults
+from .genes import format_number, time_management_defaults
+from .kinds import GenomeError, quote, register_kind
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec

@@ -37,7 +37,8 @@ import re
 from random import Random
 from typing import TYPE_CHECKING, Sequence
 
-from .kinds import GenomeError, quote, register_kind, time_management_defaults
+from .genes import time_management_defaults
+from .kinds import GenomeError, quote, register_kind
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Sequence
 
 from genchess_core.eval_unified import TERM_COUNT, TERMS
 
-from .kinds import GenomeError, quote, register_kind, time_management_defaults
+from .genes import time_management_defaults
+from .kinds import GenomeError, quote, register_kind
 from .pvt import EVAL_SCALE_CP, PIECE_KINDS, square_index, whole_numbers
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)

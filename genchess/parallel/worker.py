@@ -26,22 +26,32 @@ MOVE_OVERHEAD_MS = 5      # in-process games lose no time to pipes or GUIs
 _local = threading.local()
 
 
-@dataclass
+@dataclass(kw_only=True)
 class GameJob:
-    round: int
-    pool: int
+    """One game; keyword-only, since most of its fields are numbers that a position
+    would let slip into one another. `GameJob.between(white, black, ...)` is a game
+    between two genomes."""
     white_id: int
     black_id: int
-    white_genome: str
+    white_genome: str           # the genomes' file text: any kind, and cheap to pickle
     black_genome: str
-    start_fen: str | None
-    seconds: float              # per side, on a clock; unused with a fixed depth
-    search_mode: str
+    start_fen: str | None = None        # None: the standard start position
+    round: int = 0              # where the trainer's records put the game (-1: a champion game)
+    pool: int = 0
+    seconds: float = 0.0        # per side, on a clock; unused with a fixed depth
+    search_mode: str = "iterative"
     increment: float = 0.0      # seconds added per move
     depth: int | None = None    # a fixed depth per move and no clock (deterministic players)
     features: int = ALL_FEATURES        # the search's heuristics (e.g. KENDALL_WHITWELL_FEATURES)
     quiescence_cap: float = 0.0         # quiescence ends at this many times the depth; 0: never
     nodes: int | None = None    # a fixed node count per move and no clock (deterministic players)
+
+    @classmethod
+    def between(cls, white, black, **settings) -> GameJob:
+        """A game of genome `white` against genome `black` (any kind), the rest of the
+        job (start, clock or depth, search) given by keyword."""
+        return cls(white_id=white.id, black_id=black.id, white_genome=white.to_text(),
+                   black_genome=black.to_text(), **settings)
 
 
 @dataclass

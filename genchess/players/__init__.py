@@ -90,14 +90,8 @@ def make_player(spec: str, seed: int | None = None, *, on_info=None, hash_mb: in
 
 
 def load_player_genome(path: str | None, genome_id: int | None):
-    from genchess.genome import GenomeError, default_genome
-    from genchess.train.registry import genome_to_play
-    if path is None:
-        return default_genome()
-    try:
-        return genome_to_play(path, genome_id)
-    except GenomeError as e:
-        raise PlayerSpecError(str(e)) from None
+    from genchess.genome import open_genome
+    return open_genome(path, genome_id, error=PlayerSpecError)
 
 
 class GeneticPlayer:

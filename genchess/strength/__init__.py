@@ -6,6 +6,8 @@ SPRT's verdict out), `stats` (scores, Elo, LOS and the pentanomial interval),
 (a rating fitted against anchored opponents), the match and gauntlet runners that
 `genchess match` and `genchess gauntlet` use, `openings` (start positions from
 EPD, PGN or move files) and `tournament_managers` (cutechess-cli and fastchess for
-tests and scripts). The trainers' champion counts its games here too. Games run
-through genchess.parallel; nothing here imports genchess.train.
+tests and scripts), and `games`, the trainers' matches on their executor (game
+pairs into a Tally for the champion, validation and the Kendall-Whitwell study; a
+round robin's games). Games run through genchess.parallel; nothing here imports
+genchess.train.
 """

@@ -12,11 +12,11 @@ import json
 import math
 import random
 import sys
-from pathlib import Path
 
+from genchess.files import package_file
 from genchess.strength.sprt import Sprt
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = package_file("data")
 DEFAULT_OPENINGS = DATA / "openings.epd"
 DEFAULT_MOVE_OPENINGS = DATA / "openings_moves.txt"    # for engines without setboard
 SPRT_MAX_GAMES = 20000

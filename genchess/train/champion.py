@@ -18,9 +18,9 @@ method says only what its candidate is and how its games are played:
   fittest of generation 0.
 The first champion is crowned without a match, since there is no one to beat.
 
-The match's games are the method's own GameJobs submitted to the run's executor
-(worker.play_job), so they run wherever the evolution's games run, a local pool
-or a cluster, and are counted by the measuring package's Tally. The champion file
+The match's games are the method's own GameJobs played in game pairs on the run's
+executor (strength.games.play_pairs), so they run wherever the evolution's games
+run, a local pool or a cluster, and are counted by the measuring package's Tally. The champion file
 is replaced atomically (written to a temporary file, fsynced, renamed over the
 old one): a kill at any instant leaves the old champion or the new, never a torn
 file. Its comment lines carry the lineage (parents, birth round, where the method
@@ -32,22 +32,16 @@ gain over the run (the estimates chained).
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from genchess.files import write_atomically
 from genchess.genome import Genome, load_genome
-from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
-from genchess.strength.sprt import CONTINUE, H1, Sprt
+from genchess.strength.games import JobMaker, play_pairs
+from genchess.strength.sprt import H1, Sprt
 from genchess.strength.stats import format_elo
 from genchess.strength.tally import Tally
-
-# (white genome, black genome, start FEN or None) -> the game as the method plays it
-JobMaker = Callable[[Genome, Genome, "str | None"], GameJob]
 HISTORY = re.compile(r"promotion (\d+): (\d+) replaces (\S+) at game (\d+): elo ([-+0-9.inf]+) "
                      r"low ([-+0-9.inf]+) high ([-+0-9.inf]+)")
 
@@ -71,25 +65,6 @@ def champion_path(run_file: Path) -> Path:
 
 def history_path(run_file: Path) -> Path:
     return Path(str(run_file) + "_champion.txt")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace `path` by `text` so that a reader (or a crash) sees the old file or
-    the new one, whole."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(temporary, path)
-    try:
-        directory = os.open(path.parent or ".", os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory)                 # the rename itself survives a power cut
-    finally:
-        os.close(directory)
 
 
 def champion_text(genome: Genome, lines: list[str]) -> str:
@@ -146,7 +121,8 @@ class Champion:
         champion = self.genome
         if champion is None or candidate.id == champion.id or candidate == champion:
             return False
-        tally = play_sprt(executor, workers, candidate, champion, openings, make_job, self.settings)
+        tally = play_pairs(executor, workers, candidate, champion, openings, make_job,
+                           self.settings.max_games, Tally(self.settings.sprt()))
         stats, sprt = tally.stats, tally.sprt
         estimate = stats.pentanomial_elo()
         record = (f"{candidate.id} vs champion {champion.id}: +{stats.wins} ={stats.draws} "
@@ -168,36 +144,6 @@ class Champion:
         self.genome = candidate
         self.out(f"New champion: {candidate.id} replaces {champion.id} ({record})")
         return True
-
-
-def play_sprt(executor, workers: int, challenger: Genome, champion: Genome,
-              openings: list[str | None], make_job: JobMaker, settings: ChampionSettings) -> Tally:
-    """Game pairs (each opening with both colours, the challenger White first)
-    until the SPRT decides or max games; no more games in flight than workers (at
-    least a pair), so it stops promptly. The tally counts from the challenger's side."""
-    tally = Tally(settings.sprt())
-    running: dict[cf.Future, int] = {}      # future -> game number
-    number = 0
-    while True:
-        while number < settings.max_games and len(running) < max(workers, 2) and tally.verdict == CONTINUE:
-            opening = openings[(number // 2) % len(openings)] if openings else None
-            white, black = (challenger, champion) if number % 2 == 0 else (champion, challenger)
-            running[executor.submit(play_job, make_job(white, black, opening))] = number
-            number += 1
-        if not running:
-            break
-        done, _ = executors.wait_first(running)
-        for future in done:
-            index = running.pop(future)
-            tally.add(future.result().record.result, white=index % 2 == 0, pair=index // 2)
-        if tally.verdict != CONTINUE:
-            # Games already running finish in their workers; their results are not needed.
-            for future in running:
-                future.cancel()
-            for _ in executors.as_completed([f for f in running if not f.cancelled()]):
-                pass
-            break
-    return tally
 
 
 def read_history(path: Path):

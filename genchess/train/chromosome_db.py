@@ -17,6 +17,9 @@ generation; atomic transactions give resume for free. The values are stored as
 text (space-separated integers) so the file stays readable with the sqlite3
 shell. Every problem with the file (not SQLite, not ours, newer schema, damaged)
 is a GenomeError naming the path, so every command reports it in one line.
+The reading half (ChromosomeReader: opening, the schema check, the queries) is
+genchess.genome.run_files, so that playing a database's chromosome loads no
+trainer; this module adds the schema's creation and the writes.
 """
 
 from __future__ import annotations
@@ -26,10 +29,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.genome import GenomeError, PvtGenome
+from genchess.genome import PvtGenome
+# The reading half (opening, the schema check, queries, the best chromosome) is the
+# genome package's, so that `--genome DATABASE` loads no trainer; this module writes.
+from genchess.genome.run_files import (SCHEMA_VERSION, ChromosomeReader, DatabaseError,
+                                       GenerationSummary, is_sqlite_file, load_chromosome)
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-SCHEMA_VERSION = 1
+__all__ = ["ChromosomeDB", "DatabaseError", "Evaluation", "GenerationSummary", "is_sqlite_file",
+           "load_chromosome"]
+
 SCHEMA = """
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,21 +65,6 @@ CREATE TABLE generations (
 """
 
 
-class DatabaseError(GenomeError):
-    """A chromosome database that cannot be used; the message names the file."""
-
-
-@dataclass
-class GenerationSummary:
-    generation: int
-    best: int
-    best_fitness: float
-    mean_fitness: float
-    niches: int
-    games: int
-    seconds: float
-
-
 @dataclass
 class Evaluation:
     chromosome: int
@@ -80,61 +73,28 @@ class Evaluation:
     niche: int
 
 
-def is_sqlite_file(path: str | Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
-        return False
-
-
 def now() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
 
 
-class ChromosomeDB:
+class ChromosomeDB(ChromosomeReader):
     def __init__(self, path: str | Path, create: bool = False, write: bool = False):
         """Open (or with create, make) a database. Readers change nothing in the
         file; a writer (write=True) switches it to WAL once it is known to be ours."""
-        self.path = Path(path)
-        exists = self.path.exists() and self.path.stat().st_size > 0
-        if not exists and not create:
-            raise DatabaseError(f"{self.path}: no such chromosome database")
-        if exists and not is_sqlite_file(self.path):
-            raise DatabaseError(f"{self.path}: not a SQLite database (a chromosome database "
-                                f"starts with the SQLite header)")
-        try:
-            self.conn = sqlite3.connect(self.path, isolation_level=None)
-            if not exists:
-                with self.transaction():
-                    for statement in SCHEMA.split(";"):
-                        if statement.strip():
-                            self.conn.execute(statement)
-                    self.conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-            self.check_schema()
-            if write or not exists:
-                self.conn.execute("PRAGMA journal_mode=WAL")
-                self.conn.execute("PRAGMA synchronous=FULL")
-        except sqlite3.DatabaseError as e:
-            raise DatabaseError(f"{self.path}: damaged or unreadable SQLite database ({e})") from None
+        self.may_create, self.write = create, write
+        super().__init__(path)
 
-    def check_schema(self) -> None:
-        names = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if "schema_version" not in names:
-            raise DatabaseError(f"{self.path}: a SQLite database but not a GenChess chromosome "
-                                f"database (no schema_version table)")
-        row = self.conn.execute("SELECT version FROM schema_version").fetchone()
-        if row is None or row[0] != SCHEMA_VERSION:
-            raise DatabaseError(f"{self.path}: chromosome database schema version "
-                                f"{row[0] if row else 'missing'}, this GenChess reads version "
-                                f"{SCHEMA_VERSION}")
-        missing = {"meta", "chromosomes", "population", "generations"} - names
-        if missing:
-            raise DatabaseError(f"{self.path}: chromosome database lacks table(s) "
-                                f"{', '.join(sorted(missing))}")
+    def create_tables(self) -> None:
+        with self.transaction():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
 
-    def close(self) -> None:
-        self.conn.close()
+    def opened(self, existed: bool) -> None:
+        if self.write or not existed:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
 
     def transaction(self):
         db = self
@@ -157,21 +117,12 @@ class ChromosomeDB:
 
         return _Transaction()
 
-    def query(self, sql: str, args=()) -> list[tuple]:
-        try:
-            return self.conn.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as e:
-            raise DatabaseError(f"{self.path}: damaged chromosome database ({e})") from None
-
     # ------------------------------------------------------------ writing
 
     def set_meta(self, values: dict[str, object]) -> None:
         with self.transaction():
             self.conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                   [(k, str(v)) for k, v in values.items()])
-
-    def meta(self) -> dict[str, str]:
-        return dict(self.query("SELECT key, value FROM meta"))
 
     def _insert(self, genome: PvtGenome, generation: int, parents: tuple[int | None, int | None]):
         self.conn.execute(
@@ -207,60 +158,3 @@ class ChromosomeDB:
             self.conn.execute("INSERT INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                               (g, summary.best, summary.best_fitness, summary.mean_fitness,
                                summary.niches, summary.games, summary.seconds, now()))
-
-    # ------------------------------------------------------------ reading
-
-    def last_complete_generation(self) -> int | None:
-        return self.query("SELECT MAX(generation) FROM generations")[0][0]
-
-    def members(self, generation: int) -> list[int]:
-        return [r[0] for r in self.query("SELECT chromosome FROM population WHERE generation=? "
-                                         "ORDER BY chromosome", (generation,))]
-
-    def chromosome(self, chromosome_id: int) -> PvtGenome:
-        rows = self.query("SELECT material, tables FROM chromosomes WHERE id=?", (chromosome_id,))
-        if not rows:
-            raise DatabaseError(f"{self.path}: no chromosome with ID {chromosome_id}")
-        try:
-            material = [int(v) for v in rows[0][0].split()]
-            values = [int(v) for v in rows[0][1].split()]
-            return PvtGenome(chromosome_id, values, material)
-        except (ValueError, AttributeError) as e:
-            raise DatabaseError(f"{self.path}: chromosome {chromosome_id} is damaged ({e})") from None
-
-    def parents(self, chromosome_id: int) -> tuple[int | None, int | None]:
-        rows = self.query("SELECT parent_a, parent_b FROM chromosomes WHERE id=?", (chromosome_id,))
-        return rows[0] if rows else (None, None)
-
-    def next_id(self) -> int:
-        return (self.query("SELECT MAX(id) FROM chromosomes")[0][0] or 0) + 1
-
-    def history(self) -> list[GenerationSummary]:
-        return [GenerationSummary(*row[:7]) for row in
-                self.query("SELECT * FROM generations ORDER BY generation")]
-
-    def best_id(self) -> int:
-        """The fittest member of the last complete generation."""
-        last = self.last_complete_generation()
-        if last is None:
-            raise DatabaseError(f"{self.path}: no complete generation yet (no chromosome has a fitness)")
-        rows = self.query("SELECT chromosome FROM population WHERE generation=? AND fitness IS NOT NULL "
-                          "ORDER BY fitness DESC, chromosome LIMIT 1", (last,))
-        return rows[0][0]
-
-
-def load_chromosome(path: str | Path, chromosome_id: int | None = None) -> PvtGenome:
-    """The chromosome to play with: by ID, or the best of the last complete generation."""
-    db = ChromosomeDB(path)
-    try:
-        return db.chromosome(db.best_id() if chromosome_id is None else chromosome_id)
-    finally:
-        db.close()
-
-
-def best_genome(path: Path, chromosome_id: int | None) -> PvtGenome | None:
-    """What `genchess --genome DATABASE [--genome-id N]` plays (load_chromosome);
-    None for a file that is not an SQLite database (not this method's)."""
-    if not is_sqlite_file(path):
-        return None
-    return load_chromosome(path, chromosome_id)

@@ -1,5 +1,7 @@
-"""`genchess-train CONFIG`: run (or resume) the evolution the file's `method` names;
-`genchess-train --export DATABASE` writes a chromosome out as a genome file."""
+"""`genchess train CONFIG` (or `genchess-train CONFIG`): run (or resume) the evolution
+the file's `method` names; `--export DATABASE` writes a chromosome out as a genome
+file. The two spellings share this parser: `genchess train` hands its arguments
+here whole, under its own name."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from genchess.cli import reader_gone
+from genchess.console import run_command
 from genchess.genome import GenomeError
 from genchess.train.config import ConfigError
 from genchess.train.registry import DEFAULT_METHOD, keys_help, methods, parse_config, trainer_for
@@ -20,14 +22,14 @@ TLS_SWITCHES = (("--tls-ca-file", "tls ca file", "the cluster's CA certificate (
                 ("--tls-key", "tls key", "the trainer's private key (DIR/client-key.pem)"))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "genchess-train") -> argparse.ArgumentParser:
     every = methods()
     described = ". ".join(f"{m.name}{' (the default)' if m.name == DEFAULT_METHOD else ''}: "
                           f"{m.summary}" for m in every)
     files = "\n".join(textwrap.fill(f"{m.name}: {m.files}", 92, initial_indent="  ",
                                     subsequent_indent="      ") for m in every)
     parser = argparse.ArgumentParser(
-        prog="genchess-train",
+        prog=prog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=f"Evolve chess genomes; the configuration's method picks the evolution. "
                     f"{described}. Starting again with the same configuration resumes the run.",
@@ -77,14 +79,14 @@ def export(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
+def main(argv=None, prog: str = "genchess-train") -> int:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if (args.config is None) == (args.export is None):
         parser.error("give a CONFIG file to train, or --export DATABASE")
     from genchess.parallel.executors import ClusterError, parse_scheduler
 
-    try:
+    def body() -> int:
         if args.export:
             return export(args)
         config = parse_config(args.config)
@@ -98,14 +100,8 @@ def main(argv=None) -> int:
             if getattr(args, attribute) is not None:
                 setattr(config, attribute, getattr(args, attribute))
         return trainer_for(config).run()
-    except (ConfigError, GenomeError, ClusterError) as e:
-        print(f"genchess-train: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return reader_gone()
-    except OSError as e:
-        print(f"genchess-train: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return 2
+
+    return run_command(prog, body, (ConfigError, GenomeError, ClusterError))
 
 
 if __name__ == "__main__":

@@ -5,16 +5,23 @@ config object it sets, and why it is there. Its default is not written here: it 
 the default of that attribute's dataclass field, so each default is written once,
 and `genchess-train --help` (registry.keys_help) shows it. Keys every method
 understands are COMMON_KEYS and the champion's CHAMPION_KEYS; each method adds its
-own (registry.py). Every problem (unknown, missing or duplicated key, bad value, a
+own (registry.py), taking the keys of an idea several methods share (generations,
+a fixed depth, the game clock) from the one definition below, so that the same
+idea has the same key in every method. A key renamed so still reads under its old
+spelling for one release, with a one-line warning naming the new key
+(RENAMED_KEYS). Every problem (unknown, missing or duplicated key, bad value, a
 file that is not there) is reported as `file:line: problem` before the run writes
 anything, so a typo never costs a pool file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from genchess.engine import SEARCH_MODES
 
@@ -36,6 +43,10 @@ class Key:
     choices: tuple[str, ...] = ()
     hi: float | None = None
 
+    def with_help(self, text: str) -> Key:
+        """The same key, explained as one method uses it."""
+        return dataclasses.replace(self, help=text)
+
 
 # Keys of every method.
 COMMON_KEYS = [
@@ -48,6 +59,8 @@ COMMON_KEYS = [
         "search"),
     Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
         "time_limit"),
+    Key("workers", "int", "worker processes: games (and position-scoring jobs) at once",
+        "workers", 1),
     Key("output volume", "volume", "verbose (every game, mating and player table) or quiet "
         "(round summaries only)", "quiet"),
     Key("scheduler", "scheduler", "play the games on a dask.distributed cluster: tcp://HOST:PORT "
@@ -63,6 +76,23 @@ COMMON_KEYS = [
     Key("tls key", "file", "the private key of tls cert: DIR/client-key.pem (--tls-key overrides it)",
         "tls_key"),
 ]
+
+# One key for each idea that several methods share; a method lists the ones it uses
+# (with its own help where it says more: DEPTH.with_help(...)).
+GENERATIONS = Key("generations", "int", "stop after this many generations", "generations", 1)
+DEPTH = Key("depth", "int", "fixed search depth of every move, instead of a clock", "depth", 1)
+GAME_TIME = Key("game time", "float", "seconds per side per game", "game_time", 0.01)
+GAME_INCREMENT = Key("game increment", "float", "seconds added per move", "increment", 0)
+
+# Old spelling -> the key that replaced it; read (with a warning) for one release.
+RENAMED_KEYS = {
+    "maximum simultaneous games": "workers",
+    "maximum generations": "generations",
+    "search depth": "depth",
+    "validation time": "game time",
+    "validation increment": "game increment",
+    "match time": "game time",
+}
 
 # The champion and its SPRT gate (champion.py), in every method.
 CHAMPION_KEYS = [
@@ -105,6 +135,7 @@ class CommonSettings:
     search: str = "iterative"
     time_limit: float | None = None
     quiet: bool = False
+    workers: int = 2
     scheduler: str | None = None
     tls_ca_file: Path | None = None
     tls_cert: Path | None = None
@@ -143,8 +174,10 @@ def normal_method_name(text: str) -> str:
     return " ".join(text.lower().replace("-", " - ").split()).replace(" - ", "-")
 
 
-def convert(key: Key, text: str):
-    """The value of `text` for `key`; ValueError with the reason if it is bad."""
+def convert(key: Key, text: str, methods: Sequence[str] = ()):
+    """The value of `text` for `key`; ValueError with the reason if it is bad. A
+    `method` key's value is one of `methods`, the registry's (passed in, so that
+    this module does not import the registry that imports it)."""
     if key.kind == "int":
         if not re.fullmatch(r"[+-]?[0-9]+", text):
             raise ValueError(f"expected a whole number, not {text!r}")
@@ -195,10 +228,9 @@ def convert(key: Key, text: str):
             raise ValueError("expected one or more names separated by commas")
         return words
     elif key.kind == "method":
-        from genchess.train.registry import METHOD_MODULES
         method = normal_method_name(text)
-        if method not in METHOD_MODULES:
-            raise ValueError(f"expected one of {', '.join(METHOD_MODULES)}, not {text!r}")
+        if method not in methods:
+            raise ValueError(f"expected one of {', '.join(methods)}, not {text!r}")
         return method
     elif key.kind == "scheduler":
         from genchess.parallel.executors import parse_scheduler
@@ -237,9 +269,32 @@ def read_entries(path: Path) -> dict[str, tuple[str, int]]:
     return entries
 
 
+def renamed(path: Path, entries: dict[str, tuple[str, int]], keys: list[Key],
+            warn=lambda line: print(line, file=sys.stderr)) -> dict[str, tuple[str, int]]:
+    """`entries` with each old spelling of one of `keys` under its new name, and one
+    `warn` line for each; both spellings in one file are an error naming both. An
+    old spelling whose new key the method does not have stays, to be reported as
+    an unknown key."""
+    names = {key.name for key in keys}
+    entries = dict(entries)
+    for old, new in RENAMED_KEYS.items():
+        if old not in entries or new not in names:
+            continue
+        text, n = entries.pop(old)
+        if new in entries:
+            raise ConfigError(f"{path}:{n}: {old!r} is the old spelling of {new!r} (line "
+                              f"{entries[new][1]}): give one of the two")
+        warn(f"{path}:{n}: {old!r} is deprecated: write {new!r} (the old spelling goes in "
+             f"the next release)")
+        entries[new] = (text, n)
+    return entries
+
+
 def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Key],
-                  method: str) -> tuple[dict[str, object], dict[str, int]]:
-    """Convert every entry by its key; unknown keys, bad values and missing keys are errors."""
+                  method: str, methods: Sequence[str]) -> tuple[dict[str, object], dict[str, int]]:
+    """Convert every entry by its key (`methods`: what `method` may name); unknown
+    keys, bad values and missing keys are errors; old spellings are read (renamed)."""
+    entries = renamed(path, entries, keys)
     by_name = {key.name: key for key in keys}
     values: dict[str, object] = {}
     lines: dict[str, int] = {}
@@ -249,7 +304,7 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
             raise ConfigError(f"{path}:{n}: unknown key {name!r} for method {method!r} "
                               f"(genchess-train --help lists the keys)")
         try:
-            values[name] = convert(key, text)
+            values[name] = convert(key, text, methods)
         except ValueError as e:
             raise ConfigError(f"{path}:{n}: {name}: {e}") from None
         lines[name] = n

@@ -35,7 +35,6 @@ and what a killed run had already written for that generation is not written twi
 from __future__ import annotations
 
 import math
-import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -43,17 +42,18 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.genome import Genome, MaterialGenome, PvtGenome, UnifiedGenome, hand_set_genome, load_genome
+from genchess.files import package_file, write_atomically
+from genchess.genome import (Genome, GenomeError, MaterialGenome, PvtGenome, UnifiedGenome,
+                             hand_set_genome, load_genome, open_genome)
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
-from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob
+from genchess.strength.games import play_pairs
 from genchess.strength.stats import format_elo
-from genchess.strength.tally import Tally
-from genchess.train.champion import write_atomically
-from genchess.train.config import (POSITION_KEYS, CommonSettings, ConfigError, Key,
-                                   PositionSettings)
-from genchess.train.records import (EVOLVE_HEADER, AppendFile, is_pool_record_end, set_aside,
+from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
+                                   CommonSettings, ConfigError, Key, PositionSettings)
+from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
+from genchess.train.records import (AppendFile, is_pool_record_end, set_aside,
                                     split_complete)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
@@ -80,7 +80,7 @@ EVOLVE_KEYS = [
         "optimiser", choices=OPTIMISERS),
     Key("population", "int", "genomes a generation (0: CMA-ES's own default, 4 + 3 ln n; "
         "32 for the ga)", "population", 0),
-    Key("generations", "int", "stop after this many generations", "generations", 1),
+    GENERATIONS,
     Key("sigma", "float", "the first step, in each number's steps (CMA-ES's sigma0; the ga's "
         "mutation size)", "sigma", 0),
     Key("mutation rate", "float", "ga: the share of a child's numbers that mutate",
@@ -94,12 +94,8 @@ EVOLVE_KEYS = [
     Key("validation interval", "int", "generations between validation matches (also the "
         "champion's games' clock: champion interval counts generations here)",
         "validation_interval", 1),
-    Key("validation time", "float", "seconds per side in validation and champion games",
-        "validation_time", 0.01),
-    Key("validation increment", "float", "seconds added per move in those games",
-        "validation_increment", 0),
-    Key("maximum simultaneous games", "int", "worker processes: scoring jobs and games at once",
-        "workers", 1),
+    GAME_TIME.with_help("seconds per side in validation and champion games"),
+    GAME_INCREMENT.with_help("seconds added per move in those games"),
 ]
 
 
@@ -120,9 +116,8 @@ class EvolveConfig(PositionSettings, CommonSettings):
     elite: int = 1
     validation_games: int = 0
     validation_interval: int = 10
-    validation_time: float = 1.0
-    validation_increment: float = 0.01
-    workers: int = 2
+    game_time: float = 1.0
+    increment: float = 0.01
     method = "evolve"
 
     def companion(self, suffix: str) -> Path:
@@ -263,10 +258,8 @@ class EvolveTrainer(Run):
         cfg = self.config
         if cfg.kind is not None:
             return blank_genome(cfg.kind)
-        from genchess.genome import GenomeError
-        from genchess.train.registry import genome_to_play
         try:
-            return genome_to_play(cfg.initial_genomes).copy(0)
+            return open_genome(cfg.initial_genomes).copy(0)
         except GenomeError as e:
             raise ConfigError(f"initial genomes: {e}") from None
 
@@ -379,13 +372,7 @@ class EvolveTrainer(Run):
                  "best": self.best, "best_loss": self.best_loss, "seed": self.seed,
                  "validated": self.validated, "np_state": self.np_state,
                  "numbers": len(self.spec), "evolving": list(self.evolving)}
-        path = self.config.companion("_state.pickle")
-        temporary = path.with_name(path.name + ".tmp")
-        with open(temporary, "wb") as f:
-            pickle.dump(state, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
+        write_atomically(self.config.companion("_state.pickle"), pickle.dumps(state))
 
     def close(self) -> None:
         self.close_bar()
@@ -466,18 +453,8 @@ class EvolveTrainer(Run):
         cfg, g = self.config, self.generation
         if not cfg.validation_games or g % cfg.validation_interval or g in self.validated:
             return
-        best, start = self.best_genome(), self.start_genome
-        openings = self.champion_openings()
-        tally = Tally()
-        jobs = {}
-        for n in range(cfg.validation_games):
-            white, black = (best, start) if n % 2 == 0 else (start, best)
-            job = self.champion_job(white, black, openings[(n // 2) % len(openings)])
-            jobs[n] = job
-        futures = {executor.submit(play_job, job): n for n, job in jobs.items()}
-        for future in executors.as_completed(futures):
-            n = futures[future]
-            tally.add(future.result().record.result, white=n % 2 == 0, pair=n // 2)
+        tally = play_pairs(executor, self.workers, self.best_genome(), self.start_genome,
+                           self.champion_openings(), self.champion_job, cfg.validation_games)
         s = tally.stats
         estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
         self.records.write(f"validation {g}: best vs start +{s.wins} ={s.draws} -{s.losses} "
@@ -494,14 +471,15 @@ class EvolveTrainer(Run):
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
         cfg = self.config
-        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(),
-                       fen, cfg.validation_time, cfg.search, increment=cfg.validation_increment)
+        return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=-1,
+                               seconds=cfg.game_time, search_mode=cfg.search,
+                               increment=cfg.increment)
 
     def champion_openings(self) -> list[str | None]:
         if self.openings:
             return self.openings
         from genchess.train.scaffold import start_positions
-        return start_positions(Path(__file__).resolve().parent.parent / "data" / "openings.epd")
+        return start_positions(package_file("data", "openings.epd"))
 
     # ------------------------------------------------------------ ends
 
@@ -524,6 +502,7 @@ METHOD = Method(
     name="evolve",
     summary="any genome kind's numbers tuned on a labelled position set (the Texel loss) by "
             "CMA-ES or a genetic algorithm, validated by games",
+    plots="genchess.train.evolve_plots:plot_run", recognises=is_evolve_records,
     keys=EVOLVE_KEYS, config=EvolveConfig, trainer=EvolveTrainer, check=check_evolve,
     files="<run file> (losses per generation, validation matches), <run file>_genomes.txt "
           "(each generation's best), <run file>_best.genome (genchess --genome plays it), "

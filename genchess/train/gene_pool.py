@@ -39,8 +39,6 @@ from genchess.train.scaffold import Run
 WINNER_WORDS = {"1-0": "White", "0-1": "Black", "1/2-1/2": "Draw"}
 
 GENE_POOL_KEYS = [
-    Key("maximum simultaneous games", "int",
-        "games played at once; worker processes used: min(this, population / 2)", "max_games", 1),
     Key("gene pool population", "int", "players in each pool (an even number)", "population", 2),
     Key("gene pool count", "int", "number of pools; every swap interval each pool's best "
         "player is copied into the next pool", "pool_count", 1),
@@ -63,9 +61,8 @@ GENE_POOL_KEYS = [
 
 
 @dataclass
-class TrainConfig(CommonSettings):
+class GenePoolConfig(CommonSettings):
     path: str
-    max_games: int
     population: int
     pool_count: int
     swap_interval: int
@@ -82,9 +79,6 @@ class TrainConfig(CommonSettings):
     def games_file(self) -> Path:
         return Path(str(self.pool_file) + "_games.txt")
 
-    @property
-    def workers(self) -> int:
-        return max(1, min(self.max_games, self.population // 2))
 
 
 def check_gene_pool(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
@@ -114,7 +108,7 @@ class PoolCounters:
 
 
 class GenePoolTrainer(Run):
-    def __init__(self, config: TrainConfig, out=print, executor_factory=None):
+    def __init__(self, config: GenePoolConfig, out=print, executor_factory=None):
         super().__init__(config, out, executor_factory)
         self.pause_requested = False
         self.round = 0
@@ -129,6 +123,11 @@ class GenePoolTrainer(Run):
     @property
     def games_played(self) -> int:
         return self.pools.games_played
+
+    @property
+    def workers(self) -> int:
+        """A round has population / 2 games per pool at once at most: no more workers."""
+        return max(1, min(self.config.workers, self.config.population // 2))
 
     # ------------------------------------------------------------ state
 
@@ -305,8 +304,8 @@ class GenePoolTrainer(Run):
         cfg = self.config
         seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
                             cfg.oscillating)
-        return GameJob(self.round, -1, white.id, black.id, white.to_text(), black.to_text(), fen,
-                       seconds, cfg.search)
+        return GameJob.between(white, black, start_fen=fen, round=self.round, pool=-1,
+                               seconds=seconds, search_mode=cfg.search)
 
     def champion_openings(self) -> list[str | None]:
         return self.openings or [None]
@@ -325,9 +324,9 @@ class GenePoolTrainer(Run):
         for pool in range(cfg.pool_count):
             for white, black in self.pools.pairings(pool, rng):
                 fen = rng.choice(self.openings) if self.openings else None
-                jobs.append(GameJob(self.round, pool, white, black,
-                                    self.pools.genomes[white].to_text(),
-                                    self.pools.genomes[black].to_text(), fen, seconds, cfg.search))
+                jobs.append(GameJob.between(self.pools.genomes[white], self.pools.genomes[black],
+                                            start_fen=fen, round=self.round, pool=pool,
+                                            seconds=seconds, search_mode=cfg.search))
         return jobs
 
     def play_round(self, executor, deadline) -> None:
@@ -348,7 +347,7 @@ class GenePoolTrainer(Run):
                 return True
             return False                        # stopping: the rest of the round is not played
 
-        for result in executors.completed(executor, play_job, jobs, cfg.workers,
+        for result in executors.completed(executor, play_job, jobs, self.workers,
                                           may_submit=may_submit, on_idle=on_idle, key=job_key):
             self.record(result, lines, matings)
         self.end_round(seconds, time.monotonic() - round_start, lines, matings)
@@ -425,7 +424,8 @@ METHOD = Method(
     name="gene pool",
     summary="players are paired at random each round, every game's two players mate, and the "
             "offspring replaces the loser",
-    keys=GENE_POOL_KEYS, config=TrainConfig, trainer=GenePoolTrainer, check=check_gene_pool,
+    plots="genchess.train.gene_pool_plots:plot_run",
+    keys=GENE_POOL_KEYS, config=GenePoolConfig, trainer=GenePoolTrainer, check=check_gene_pool,
     files="<gene pool file>, every genome ever created plus 'Still Alive' lines after each round "
           "(genchess --genome FILE plays the smallest living ID); <gene pool file>_games.txt, "
           "every game as PGN")

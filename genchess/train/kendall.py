@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import hashlib
-import os
 import random
 import time
 from collections import Counter
@@ -50,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.files import write_atomically
 from genchess.genome import Genome, MaterialGenome
 from genchess.genome.genome_file import StillAlive
 from genchess.genome.material import WEIGHT_NAMES
@@ -57,7 +57,7 @@ from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, GameResult, play_job
 from genchess.pgn import pgn_text
 from genchess.strength.tally import POINTS, white_points
-from genchess.train.config import CommonSettings, ConfigError, Key
+from genchess.train.config import DEPTH, GENERATIONS, CommonSettings, ConfigError, Key
 from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,
                                     set_aside)
 from genchess.train.registry import Method
@@ -69,11 +69,11 @@ KENDALL_KEYS = [
         "games to <file>_games.txt, average players to <file>_average.genome; an existing "
         "file is resumed", "population_file"),
     Key("population", "int", "players in the population vector, mu", "population", 2),
-    Key("generations", "int", "stop after this many generations", "generations", 1),
+    GENERATIONS,
     Key("sigma threshold", "float", "stop once every weight's standard deviation is below "
         "this (0: never)", "sigma_threshold", 0),
-    Key("depth", "int", "fixed search depth of every move, 1 to 8 (the study used 2 to 5)",
-        "depth", 1),
+    DEPTH.with_help("fixed search depth of every move, 1 to 8 (the study used 2 "
+                        "to 5)"),
     Key("quiescence cap", "float", "capture search ends at this many times the depth",
         "quiescence_cap", 1),
     Key("scaling factor", "float", "multiplies every R of the mutation table", "scaling", 0),
@@ -83,7 +83,6 @@ KENDALL_KEYS = [
     Key("centre control bonus", "float", "fixed bonus per centre square attacked", "centre_bonus"),
     Key("advanced pawn bonus", "float", "fixed bonus per advanced passed pawn",
         "advanced_pawn_bonus"),
-    Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
 ]
 MAX_DEPTH = 8
 
@@ -106,7 +105,6 @@ class KendallConfig(CommonSettings):
     init_high: float = 12.0
     centre_bonus: float = 0.0
     advanced_pawn_bonus: float = 0.0
-    workers: int = 2
     method = "kendall-whitwell"
 
     @property
@@ -131,6 +129,15 @@ def check_kendall(path: Path, values: dict[str, object], lines: dict[str, int]) 
         where = lines.get("initial minimum weight") or lines["initial maximum weight"]
         raise ConfigError(f"{path}:{where}: initial minimum weight {low:g} is above the "
                           f"initial maximum weight {high:g}")
+
+
+def kendall_job(config: KendallConfig, white: Genome, black: Genome, fen: str | None,
+                **where) -> GameJob:
+    """A game as the study plays it: both players at the run's fixed depth, with the
+    paper's search heuristics and quiescence cap (`where`: the game's round and pool)."""
+    return GameJob.between(white, black, start_fen=fen, depth=config.depth,
+                           features=KENDALL_WHITWELL_FEATURES,
+                           quiescence_cap=config.quiescence_cap, **where)
 
 
 # ------------------------------------------------------------------ operators
@@ -357,9 +364,7 @@ class KendallTrainer(Run):
         text = "".join(MaterialGenome(n, average_weights(self.weights(members)), cfg.centre_bonus,
                                       cfg.advanced_pawn_bonus).to_text()
                        for n, members in enumerate(self.history))
-        temp = Path(str(cfg.average_file) + ".tmp")
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, cfg.average_file)
+        write_atomically(cfg.average_file, text)
 
     # ------------------------------------------------------------ running
 
@@ -409,20 +414,14 @@ class KendallTrainer(Run):
         return self.average_player(self.generation), f"the average player of generation {self.generation}"
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
-        cfg = self.config
-        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(), fen,
-                       0.0, "iterative", depth=cfg.depth, features=KENDALL_WHITWELL_FEATURES,
-                       quiescence_cap=cfg.quiescence_cap)
+        return kendall_job(self.config, white, black, fen, round=self.generation, pool=-1)
 
     def champion_openings(self) -> list[str | None]:
         return self.openings or [None]
 
     def game_job(self, match: Match, game: int, generation: int) -> GameJob:
         white, black = match.players(game)
-        cfg = self.config
-        return GameJob(generation, match.index, white.id, black.id, white.to_text(),
-                       black.to_text(), match.fen, 0.0, "iterative", depth=cfg.depth,
-                       features=KENDALL_WHITWELL_FEATURES, quiescence_cap=cfg.quiescence_cap)
+        return kendall_job(self.config, white, black, match.fen, round=generation, pool=match.index)
 
     def play_generation(self, executor, deadline) -> bool:
         """Play and apply one generation; False if the time limit cut it short."""
@@ -562,6 +561,7 @@ METHOD = Method(
     name="kendall-whitwell",
     summary="a population of material weights evolves by two-game matches of fixed-depth players, "
             "the loser replaced by a clone of the winner, mutation scaled by the population's spread",
+    plots="genchess.train.gene_pool_plots:plot_run",
     keys=KENDALL_KEYS, config=KendallConfig, trainer=KendallTrainer, check=check_kendall,
     files="<population file>, <population file>_games.txt and <population file>_average.genome "
           "(the average player of each generation; genchess --genome plays the last); "

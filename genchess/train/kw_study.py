@@ -34,23 +34,27 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.cli import reader_gone
+from genchess.console import run_command
+from genchess.files import package_file
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob
 from genchess.pgn import pgn_text
+from genchess.strength.games import play_all, play_pairs
 from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.strength.tally import Tally
-from genchess.train.config import (ConfigError, Key, check_entries,
+from genchess.train.config import (GAME_TIME, ConfigError, Key, check_entries,
                                    read_entries)
 from genchess.train.kendall import (METHOD, R_TABLE, KendallConfig, KendallTrainer,
-                                    average_weights, population_sigma, scaled_to_pawn)
+                                    average_weights, kendall_job, population_sigma,
+                                    scaled_to_pawn)
 from genchess.train.records import read_pool_file
-from genchess.train.registry import build_config, describe_key, read_method, resolve_keys
+from genchess.train.registry import (METHOD_MODULES, build_config, describe_key, read_method,
+                                     resolve_keys)
 from genchess.train.scaffold import start_positions
-from genchess_core.searcher import ALL_FEATURES, KENDALL_WHITWELL_FEATURES
+from genchess_core.searcher import ALL_FEATURES
 
 STUDY_KEYS = [
     Key("study directory", "path", "each factor's run goes to <dir>/scale-<factor>/, the "
@@ -60,10 +64,10 @@ STUDY_KEYS = [
         "colours each (0: the start position only)", "round_robin_openings", 0),
     Key("match games", "int", "games of the best average player against each of default.genome "
         "and material.genome (0: no match)", "match_games", 0),
-    Key("match time", "float", "seconds per side in those games", "match_time", 0.01),
+    GAME_TIME.with_help("seconds per side in those games"),
 ]
 PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
-OPENINGS = Path(__file__).resolve().parent.parent / "data" / "openings.epd"
+OPENINGS = package_file("data", "openings.epd")
 MATERIAL_GENOME_PATH = GENOMES_DIR / "material.genome"
 
 
@@ -75,7 +79,7 @@ class StudyConfig:
     factors: list[float] = field(default_factory=lambda: [2.0, 1.0, 0.5, 0.25])
     round_robin_openings: int = 0
     match_games: int = 20
-    match_time: float = 5.0
+    game_time: float = 5.0
 
     @property
     def base(self) -> KendallConfig:
@@ -102,7 +106,8 @@ def parse_study_config(path: str | Path) -> StudyConfig:
         if name in entries:
             raise ConfigError(f"{path}:{entries[name][1]}: {name}: the study sets it for each run "
                               f"(see 'study directory' and 'scaling factors')")
-    values, lines = check_entries(path, entries, study_keys(), "kendall-whitwell study")
+    values, lines = check_entries(path, entries, study_keys(), "kendall-whitwell study",
+                                  tuple(METHOD_MODULES))
     factors = values.get("scaling factors", next(k.default for k in study_keys() if k.attribute == "factors"))
     if len(set(factors)) != len(factors):
         raise ConfigError(f"{path}:{lines['scaling factors']}: scaling factors: a factor appears twice")
@@ -162,18 +167,12 @@ def spread_openings(count: int) -> list[str | None]:
     return [fens[i * len(fens) // count] for i in range(count)]
 
 
-def play_all(jobs: list[GameJob], workers: int, executor_factory, pgn_path: Path, event: str):
-    """Play the jobs, write every game to a fresh PGN file; the results in job order."""
-    results = [None] * len(jobs)
-    with executor_factory(workers) as executor, open(pgn_path, "w", encoding="utf-8") as pgn:
-        futures = {executor.submit(play_job, job): n for n, job in enumerate(jobs)}
-        for future in executors.as_completed(futures):
-            n = futures[future]
-            result = future.result()
-            results[n] = result.record.result
-            pgn.write(pgn_text(result.record, event=event, tags={"Round": str(n + 1)}))
-            pgn.flush()
-    return results
+def pgn_writer(pgn, event: str):
+    """on_game for strength.games: each game to `pgn` as it ends, Round = its number + 1."""
+    def write(n: int, result) -> None:
+        pgn.write(pgn_text(result.record, event=event, tags={"Round": str(n + 1)}))
+        pgn.flush()
+    return write
 
 
 def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[str],
@@ -184,16 +183,14 @@ def round_robin(study: StudyConfig, players: list[MaterialGenome], names: list[s
         for a in range(len(players)):
             for b in range(a + 1, len(players)):
                 for white, black in ((a, b), (b, a)):
-                    jobs.append(GameJob(0, 0, players[white].id, players[black].id,
-                                        players[white].to_text(), players[black].to_text(), fen,
-                                        0.0, "iterative", depth=cfg.depth,
-                                        features=KENDALL_WHITWELL_FEATURES,
-                                        quiescence_cap=cfg.quiescence_cap))
+                    jobs.append(kendall_job(cfg, players[white], players[black], fen))
                     pairs.append((white, black, (opening, a, b)))
-    results = play_all(jobs, cfg.workers, executor_factory, study.directory / "round_robin.pgn",
-                       "GenChess Kendall-Whitwell study: round robin of average players")
+    with executor_factory(cfg.workers) as executor, \
+            open(study.directory / "round_robin.pgn", "w", encoding="utf-8") as pgn:
+        played = play_all(executor, jobs, pgn_writer(
+            pgn, "GenChess Kendall-Whitwell study: round robin of average players"))
     tallies = [Tally() for _ in players]
-    for (white, black, pair), result in zip(pairs, results):
+    for (white, black, pair), result in zip(pairs, (p.record.result for p in played)):
         tallies[white].add(result, white=True, pair=pair)
         tallies[black].add(result, white=False, pair=pair)
     return [tally.stats for tally in tallies]
@@ -203,21 +200,17 @@ def reference_match(study: StudyConfig, best: MaterialGenome, opponent, executor
                     pgn_name: str) -> MatchStats:
     """The best average player against `opponent`, colours alternating, one
     opening per pair of games, both engines with their usual search at a clock."""
-    fens = spread_openings(max(1, (study.match_games + 1) // 2))
-    jobs, best_white = [], []
-    for n in range(study.match_games):
-        fen = fens[n // 2]
-        players = (best, opponent) if n % 2 == 0 else (opponent, best)
-        jobs.append(GameJob(0, 0, players[0].id, players[1].id, players[0].to_text(),
-                            players[1].to_text(), fen, study.match_time, "iterative",
-                            features=ALL_FEATURES))
-        best_white.append(n % 2 == 0)
-    results = play_all(jobs, study.base.workers, executor_factory, study.directory / pgn_name,
-                       "GenChess Kendall-Whitwell study: best average player match")
-    tally = Tally()
-    for n, (white, result) in enumerate(zip(best_white, results)):
-        tally.add(result, white=white, pair=n // 2)     # games 2k and 2k+1 share an opening
-    return tally.stats
+    def job(white, black, fen):
+        return GameJob.between(white, black, start_fen=fen, seconds=study.game_time,
+                               features=ALL_FEATURES)
+
+    workers = study.base.workers
+    with executor_factory(workers) as executor, \
+            open(study.directory / pgn_name, "w", encoding="utf-8") as pgn:
+        return play_pairs(executor, workers, best, opponent,
+                          spread_openings(max(1, (study.match_games + 1) // 2)), job,
+                          study.match_games, on_game=pgn_writer(
+                              pgn, "GenChess Kendall-Whitwell study: best average player match")).stats
 
 
 # ------------------------------------------------------------------ plots
@@ -298,7 +291,7 @@ def report_text(study, series, tallies, ranking, plots, matches) -> str:
     if matches:
         best = series[ranking[0]]
         lines += ["", f"## The best average player (scaling factor {best.factor:g}) against hand-set genomes",
-                  "", f"{study.match_games} games against each, {study.match_time:g} s per side, "
+                  "", f"{study.match_games} games against each, {study.game_time:g} s per side, "
                   f"colours alternating, openings from genchess/data/openings.epd, both engines "
                   f"with their usual search. Score from the average player's side.", ""]
         lines += table(["opponent", "games", "W-D-L", "score", "Elo (95% interval, from the pairs)"],
@@ -370,18 +363,11 @@ def main(argv=None) -> int:
     parser.add_argument("config", metavar="CONFIG", help="study configuration file")
     args = parser.parse_args(argv)
     try:
-        return run_study(parse_study_config(args.config))
-    except (ConfigError, GenomeError) as e:
-        print(f"genchess-kw-study: {e}", file=sys.stderr)
-        return 2
+        return run_command("genchess-kw-study", lambda: run_study(parse_study_config(args.config)),
+                           (ConfigError, GenomeError))
     except KeyboardInterrupt:
         print("\nStopped; run the same command to resume.", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return reader_gone()
-    except OSError as e:
-        print(f"genchess-kw-study: {e.filename or ''}: {e.strerror}", file=sys.stderr)
-        return 2
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ Each generation, as in Aralikatte and Srinivasaraghavan's Phoenix:
         child = mutate(crossover(A, M))
         draw C_f groups of s individuals; from each take the most similar to child;
         the least fit of those C_f dies and child takes its place
-    stop after `maximum generations`, or when the best chromosome stays the same
+    stop after `generations`, or when the best chromosome stays the same
     for `unchanged generations`, or changes by less than `small change` (1%)
     for `small change generations` in a row
 
@@ -59,18 +59,20 @@ from typing import Sequence
 
 import numpy as np
 
+from genchess.files import package_file
 from genchess.genome import Genome
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
-from genchess.parallel import executors
-from genchess.parallel.worker import GameJob, play_job
+from genchess.parallel.worker import GameJob
+from genchess.strength.games import play_all
 from genchess.strength.tally import white_points
 from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
-                                          GenerationSummary)
-from genchess.train.config import POSITION_KEYS, CommonSettings, ConfigError, Key, PositionSettings
+                                          GenerationSummary, is_sqlite_file)
+from genchess.train.config import (DEPTH, GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
+                                   CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
-SIMILARITY_POSITIONS = Path(__file__).resolve().parent.parent / "data" / "similarity.epd"
+SIMILARITY_POSITIONS = package_file("data", "similarity.epd")
 RANDOM_RANGE = (-50, 50)        # centipawns, the first population's table values
 TABLE_LIMIT = 300               # centipawns, the most a mutation may push a value
 MATERIAL_STEP = 0.05            # evolve material: a mutated value moves by this share at most
@@ -94,7 +96,7 @@ MNC_KEYS = [
     Key("mutation size", "float", "standard deviation of a mutation, centipawns", "mutation_size", 0),
     Key("evolve material", "bool", "yes: the five material values evolve too; no: standard values",
         "evolve_material"),
-    Key("maximum generations", "int", "stop after this many generations", "max_generations", 1),
+    GENERATIONS,
     Key("unchanged generations", "int", "stop when the best chromosome is the same for this many "
         "generations", "unchanged_generations", 1),
     Key("small change", "float", "a change of the best chromosome below this share counts as "
@@ -103,13 +105,12 @@ MNC_KEYS = [
         "small_change_generations", 1),
     Key("niche radius", "float", "players closer than this (centipawns) share a niche",
         "niche_radius", 0),
-    Key("game time", "float", "seconds per side per game", "game_time", 0.01),
-    Key("game increment", "float", "seconds added per move", "increment", 0),
-    Key("search depth", "int", "fixed depth per move instead of a clock", "depth", 1),
+    GAME_TIME,
+    GAME_INCREMENT,
+    DEPTH,
     Key("book file", "path", "Polyglot book to draw start positions from (instead of an "
         "opening file)", "book_file"),
     Key("book plies", "int", "half moves followed in the book", "book_plies", 1),
-    Key("maximum simultaneous games", "int", "games played at once", "workers", 1),
     *POSITION_KEYS,     # with positions = FILE: fitness is minus the Texel loss, no games
 ]
 
@@ -128,7 +129,7 @@ class MncConfig(PositionSettings, CommonSettings):
     mutation_squares: int = 4
     mutation_size: float = 15.0
     evolve_material: bool = False
-    max_generations: int = 1000
+    generations: int = 1000
     unchanged_generations: int = 10
     small_change: float = 0.01
     small_change_generations: int = 20
@@ -138,7 +139,6 @@ class MncConfig(PositionSettings, CommonSettings):
     depth: int | None = None
     book_file: Path | None = None
     book_plies: int = 8
-    workers: int = 2
     method = "multi-niche crowding"
 
 
@@ -300,8 +300,8 @@ def relative_change(old: Sequence[int], new: Sequence[int]) -> float:
 def stop_reason(best_ids: Sequence[int], best_values: Sequence[Sequence[int]], cfg: MncConfig) -> str | None:
     """Why to stop after the generations so far (one entry per generation), or None."""
     g = len(best_ids)
-    if g >= cfg.max_generations:
-        return f"reached the maximum of {cfg.max_generations} generations"
+    if g >= cfg.generations:
+        return f"reached the maximum of {cfg.generations} generations"
     n = cfg.unchanged_generations
     if g >= n and len(set(best_ids[-n:])) == 1:
         return f"the best chromosome ({best_ids[-1]}) was the same for {n} generations"
@@ -393,24 +393,16 @@ class MncTrainer(Run):
     def play_round_robin(self, executor, rng: random.Random) -> tuple[list[float], list[int]]:
         cfg = self.config
         pop = self.population
-        texts = [g.to_text() for g in pop]
         pairs = round_robin_pairs(len(pop), cfg.games_per_player)
-        jobs = [GameJob(self.generation, 0, pop[w].id, pop[b].id, texts[w], texts[b],
-                        self.start_position(rng), cfg.game_time, cfg.search,
-                        increment=cfg.increment, depth=cfg.depth)
-                for w, b in pairs]
+        jobs = [self.job(pop[w], pop[b], self.start_position(rng), pool=0) for w, b in pairs]
         bar = self.progress_bar(f"generation {self.generation}", len(jobs)) if not cfg.quiet else None
-        results = []
         try:
-            futures = {executor.submit(play_job, job): (w, b) for job, (w, b) in zip(jobs, pairs)}
-            for future in executors.as_completed(futures):
-                w, b = futures[future]
-                results.append((w, b, future.result().record.result))
-                if bar is not None:
-                    bar.update(1)
+            played = play_all(executor, jobs,
+                              on_game=None if bar is None else lambda n, result: bar.update(1))
         finally:
             self.close_bar()
-        return round_robin_fitness(len(pop), results)
+        return round_robin_fitness(len(pop), [(w, b, result.record.result)
+                                              for (w, b), result in zip(pairs, played)])
 
     def score_on_positions(self, executor) -> list[float]:
         """fitness = positions: minus each member's Texel loss on the set (the niching,
@@ -505,9 +497,14 @@ class MncTrainer(Run):
         return self.db.chromosome(self.best_ids[-1]), f"the fittest of generation {self.generation - 1}"
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        return self.job(white, black, fen, pool=-1)
+
+    def job(self, white: Genome, black: Genome, fen: str | None, pool: int) -> GameJob:
+        """A game of this generation at the run's clock (or fixed depth)."""
         cfg = self.config
-        return GameJob(self.generation, -1, white.id, black.id, white.to_text(), black.to_text(),
-                       fen, cfg.game_time, cfg.search, increment=cfg.increment, depth=cfg.depth)
+        return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=pool,
+                               seconds=cfg.game_time, search_mode=cfg.search,
+                               increment=cfg.increment, depth=cfg.depth)
 
     def champion_openings(self) -> list[str | None]:
         """The run's own start positions: book lines drawn once (the same for every
@@ -522,6 +519,7 @@ METHOD = Method(
     name="multi-niche crowding",
     summary="Phoenix's piece-square tables, mated with their most similar and replacing the worst "
             "of the most similar",
+    plots="genchess.train.mnc_plots:plot_run", recognises=is_sqlite_file,
     keys=MNC_KEYS, config=MncConfig, trainer=MncTrainer, check=check_mnc,
     files="<chromosome database>, every chromosome in SQLite (genchess --genome DB plays the best "
           "of the last generation; --genome-id N another)")

@@ -1,10 +1,14 @@
-"""The trainer's two files: the gene pool file and its games file.
+"""The trainers' append-only run files: the gene pool file (and Kendall-Whitwell's
+population file, of the same form), their games files, and the torn tail that
+every append-only record shares (evolve's records too).
 
-Both are append-only and every record is written with one write() and flushed,
+They are append-only and every record is written with one write() and flushed,
 so a run killed at any instant (even kill -9) leaves complete records followed
 by at most one torn record. On resume the torn tail is detected, reported, moved
 aside to `<file>.torn` (nothing is thrown away) and cut off, so the files stay
-valid for the engine, the plotter and any PGN reader.
+valid for the engine, the plotter and any PGN reader. Which genome a run file
+plays (`genchess --genome FILE`) is read by genchess.genome.run_files, which
+loads no trainer.
 
 Order of writes for a finished game: the offspring's genome first, then the game.
 A game in the games file therefore always finds its offspring in the pool file;
@@ -14,11 +18,10 @@ a genome whose game never got written is an orphan that simply never lived.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.genome import Genome, GenomeError, StillAlive, parse_genome_text, read_genome_file
+from genchess.genome import Genome, GenomeFile, StillAlive, parse_genome_text
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -78,6 +81,19 @@ def move_aside(path: Path, text: str) -> Path:
 
 def is_pool_record_end(line: str) -> bool:
     return line.strip() == "END" or line.startswith("Still Alive:")
+
+
+def read_complete_genomes(path: Path) -> GenomeFile:
+    """A pool or genomes file's complete records as a GenomeFile: a torn tail (a run
+    writing it now, or killed while it did) is skipped, the file left untouched."""
+    text = path.read_text(encoding="utf-8")
+    good, _ = split_complete(path, text, is_pool_record_end)
+    return parse_genome_text(good, str(path))
+
+
+def genomes_by_id(genome_file: GenomeFile) -> list[Genome]:
+    """The file's genomes in order of birth (ID)."""
+    return sorted(genome_file.genomes, key=lambda g: g.id)
 
 
 @dataclass
@@ -163,74 +179,3 @@ class AppendFile:
 
     def close(self) -> None:
         self.file.close()
-
-
-# ------------------------------------------------------------------ the genome a run plays
-
-def count_wins(games_path: str | Path) -> Counter:
-    """Wins per genome ID in a PGN file, the ID being the last word of a player's name.
-
-    Only the White, Black and Result tags are read, so the movetext can be anything.
-    A player whose name does not end in a number is not a genome and is ignored.
-    """
-    wins: Counter = Counter()
-    tags: dict[str, str] = {}
-
-    def end_of_tags() -> None:
-        winner = {"1-0": "White", "0-1": "Black"}.get(tags.get("Result", ""))
-        if winner:
-            last_word = tags.get(winner, "").rsplit(" ", 1)[-1]
-            if last_word.isdigit():
-                wins[int(last_word)] += 1
-        tags.clear()
-
-    # A game's tags are a run of consecutive `[Tag "value"]` lines; the first other
-    # line (blank or movetext) ends the run.
-    for line in Path(games_path).read_text(encoding="utf-8", errors="replace").splitlines():
-        match = re.fullmatch(r'\s*\[(\w+)\s+"(.*)"\]\s*', line)
-        if match:
-            tags[match.group(1)] = match.group(2)
-        elif tags:
-            end_of_tags()
-    if tags:
-        end_of_tags()
-    return wins
-
-
-EVOLVE_HEADER = "# GenChess evolve run:"     # the first line of an evolve run's records
-
-
-def best_genome(path: Path, genome_id: int | None) -> Genome | None:
-    """The genome `genchess --genome FILE` plays from a gene pool or population file:
-    the smallest ID still alive in any pool (the file's last Still Alive lines); in
-    a file without them that has a games file beside it (<file>_games.txt), the
-    last genome with at least three wins there. From an evolve run's records: its
-    <file>_best.genome (with an ID: that generation's best, <file>_genomes.txt).
-    None for any other file, and when an ID is asked for of a genome file: the
-    genome loader answers those (and reports their errors)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            first = f.readline()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if first.startswith(EVOLVE_HEADER):
-        from genchess.genome import load_genome
-        if genome_id is None:
-            return load_genome(Path(f"{path}_best.genome"))
-        return load_genome(Path(f"{path}_genomes.txt"), genome_id)
-    if genome_id is not None:
-        return None
-    try:
-        genome_file = read_genome_file(path)
-    except (GenomeError, OSError):
-        return None
-    alive = genome_file.alive
-    if alive:
-        return genome_file.find(min(min(ids) for ids in alive.values()))
-    games_path = Path(f"{path}_games.txt")
-    if games_path.exists():
-        wins = count_wins(games_path)
-        for genome in reversed(genome_file.genomes):
-            if wins[genome.id] >= 3:
-                return genome
-    return None

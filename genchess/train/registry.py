@@ -3,11 +3,13 @@
 Each method lives in its own module, which declares a `METHOD`: its name, its keys
 (config.Key), its config class (a dataclass over config.CommonSettings, whose field
 defaults are the keys' defaults), its trainer class (scaffold.Run), a check for
-rules between keys, and the files it writes. From that one declaration come the
-checked config object (`parse_config`), the trainer (`trainer_for`) and
-`genchess-train --help` (`keys_help`). Method modules are imported only when a
-method is needed. What `genchess --genome RUN_FILE` plays (`genome_to_play`) is
-answered by the methods' records modules, so playing a genome imports no trainer.
+rules between keys, the files it writes, and the function that draws its runs
+(with how to tell its run file). From that one declaration come the checked
+config object (`parse_config`), the trainer (`trainer_for`), `genchess train
+--help` (`keys_help`) and `genchess plot` (`method_of_run_file`, `plots_of`). Method modules are imported only when a
+method is needed. What `genchess --genome RUN_FILE` plays is not asked here: the
+genome package reads every method's run files (genchess.genome.open_genome), so
+playing a genome imports no trainer.
 """
 
 from __future__ import annotations
@@ -29,13 +31,6 @@ METHOD_MODULES = {
     "evolve": "genchess.train.evolve",
 }
 DEFAULT_METHOD = "gene pool"
-# The records modules that know the methods' run files, each with
-# best_genome(path, genome_id) -> the genome to play, or None when the file is not
-# one of its own: light modules, so that `genchess --genome RUN_FILE` imports no trainer.
-RUN_FILE_READERS = (
-    "genchess.train.records",           # gene pool and kendall-whitwell files, evolve records
-    "genchess.train.chromosome_db",     # multi-niche crowding's SQLite database
-)
 
 
 @dataclass(frozen=True)
@@ -48,6 +43,13 @@ class Method:
     files: str                  # what a run writes, for --help
     # (path, values by key name, lines by key name) -> None; ConfigError on a rule between keys
     check: Callable[[Path, dict, dict], None] | None = None
+    # "module:function" drawing a run's plots, plot_run(run file, out dir, warn) -> written
+    # paths (drawing.PlotError when it cannot): named, so that matplotlib and the
+    # drawing load only for genchess plot
+    plots: str | None = None
+    # run file -> whether it is this method's (None: told apart by no look at the file;
+    # a file no method recognises is read as the default method's)
+    recognises: Callable[[Path], bool] | None = None
     # Its own keys, then COMMON_KEYS and CHAMPION_KEYS, with defaults filled in.
     all_keys: list[Key] = field(init=False)
 
@@ -96,7 +98,7 @@ def read_method(path: Path, entries: dict[str, tuple[str, int]]) -> str:
         return DEFAULT_METHOD
     text, n = entries["method"]
     try:
-        return convert(COMMON_KEYS[0], text)
+        return convert(COMMON_KEYS[0], text, tuple(METHOD_MODULES))
     except ValueError as e:
         raise ConfigError(f"{path}:{n}: method: {e}") from None
 
@@ -106,7 +108,7 @@ def parse_config(path: str | Path):
     path = Path(path)
     entries = read_entries(path)
     chosen = method(read_method(path, entries))
-    values, lines = check_entries(path, entries, chosen.all_keys, chosen.name)
+    values, lines = check_entries(path, entries, chosen.all_keys, chosen.name, tuple(METHOD_MODULES))
     return build_config(chosen, path, values, lines)
 
 
@@ -132,6 +134,20 @@ def champion_settings(path: Path, values: dict[str, object], lines: dict[str, in
     except ValueError as e:
         raise ConfigError(f"{path}:{lines['champion interval']}: champion: {e}") from None
     return champion
+
+
+def method_of_run_file(path: Path) -> Method:
+    """The method whose run file `path` is, for genchess plot: the first that
+    recognises it, else the default (a Kendall-Whitwell population file has the
+    gene pool file's form and is drawn the same way)."""
+    return next((m for m in methods() if m.recognises is not None and m.recognises(path)),
+                method(DEFAULT_METHOD))
+
+
+def plots_of(chosen: Method) -> Callable:
+    """The function that draws a run of the method `chosen`."""
+    module, _, function = chosen.plots.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def trainer_for(config, **kwargs):
@@ -177,17 +193,3 @@ def keys_help() -> str:
         lines += [f"    {describe_key(key)}" for key in chosen.all_keys if key.name in own]
     return "\n".join(lines)
 
-
-# ------------------------------------------------------------------ playing a run's genome
-
-def genome_to_play(path: str | Path, genome_id: int | None = None):
-    """The genome `genchess --genome FILE [--genome-id N]` plays: each method's
-    records answer for their own run files (a chromosome database, a gene pool
-    file...), and any other file is a genome file (genome.load_genome). Every
-    failure is a GenomeError whose message names the file."""
-    from genchess.genome import load_genome
-    for module in RUN_FILE_READERS:
-        genome = importlib.import_module(module).best_genome(Path(path), genome_id)
-        if genome is not None:
-            return genome
-    return load_genome(path, genome_id)

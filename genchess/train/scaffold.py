@@ -1,6 +1,6 @@
 """One run scaffold: the frame every training method runs in.
 
-A method (the gene pool, Kendall-Whitwell, multi-niche crowding) is a loop body:
+A method (the gene pool, Kendall-Whitwell, multi-niche crowding, evolve) is a loop body:
 it opens or resumes its files, plays one step (a round, a generation), says when
 it has finished and which of its genomes is the best. Everything around that is
 written once, here:

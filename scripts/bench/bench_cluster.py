@@ -37,7 +37,7 @@ from genchess.parallel import executors  # noqa: E402
 from genchess.train.gene_pool import GenePoolTrainer  # noqa: E402
 from genchess.train.registry import parse_config  # noqa: E402
 
-CONFIG = """maximum simultaneous games = {workers}
+CONFIG = """workers = {workers}
 gene pool population = 4
 gene pool count = 2
 pool swap interval = 8
@@ -102,8 +102,9 @@ def fixed_jobs(count: int):
     a = hand_set_genome().to_text()
     b = load_genome(DEFAULT_GENOME_PATH.parent / "material.genome").to_text()
     fens = read_start_positions(Path(__file__).resolve().parents[2] / "genchess" / "data" / "openings.epd")
-    return [GameJob(0, 0, n, n + 1, *((a, b) if n % 2 else (b, a)), fens[n // 2], 0.0, "iterative",
-                    depth=4) for n in range(count)]
+    return [GameJob(white_id=n, black_id=n + 1, white_genome=white, black_genome=black,
+                    start_fen=fens[n // 2], depth=4)
+            for n in range(count) for white, black in [(a, b) if n % 2 else (b, a)]]
 
 
 def time_jobs(scheduler: str | None, jobs) -> float:

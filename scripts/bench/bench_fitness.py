@@ -68,8 +68,9 @@ def games_per_hour(seconds: float, game_time: float, workers: int) -> float:
     from genchess.strength.openings import read_start_positions
     genome = SHIPPED["material"]().to_text()
     fens = read_start_positions(REPO / "genchess" / "data" / "openings.epd")
-    jobs = (GameJob(0, 0, 1, 2, genome, genome, fens[n % len(fens)], game_time, "iterative",
-                    increment=0.01) for n in range(10**6))
+    jobs = (GameJob(white_id=1, black_id=2, white_genome=genome, black_genome=genome,
+                    start_fen=fens[n % len(fens)], seconds=game_time, increment=0.01)
+            for n in range(10**6))
     done = 0
     with executors.open_executor(None, workers) as executor:
         started = time.monotonic()

@@ -65,7 +65,7 @@ def trainer_speed(population: int, game_time: float, workers: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         config = MncConfig(path="bench", database=Path(tmp) / "bench.db", population=population,
                            games_per_player=3, game_time=game_time, increment=game_time / 50,
-                           max_generations=1, workers=workers, seed=1, quiet=True)
+                           generations=1, workers=workers, seed=1, quiet=True)
         lines = []
         start = time.monotonic()
         MncTrainer(config, out=lines.append).run()

@@ -47,8 +47,7 @@ def main() -> int:
     checks, plies, shares = [], [], []
     for n in range(args.games):
         white, black = Genome.random(rng, 2 * n), Genome.random(rng, 2 * n + 1)
-        job = GameJob(1, 0, 2 * n, 2 * n + 1, white.to_text(), black.to_text(), None,
-                      args.seconds, "iterative")
+        job = GameJob.between(white, black, round=1, seconds=args.seconds)
         result, game_seconds = timed(play_job, job)
         problem, check_seconds = timed(result_problem, result, job)
         assert problem is None, problem

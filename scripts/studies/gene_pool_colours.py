@@ -49,8 +49,8 @@ def main(argv=None) -> int:
     for n in range(args.pairs):
         one, two = Genome.random(rng, 2 * n), Genome.random(rng, 2 * n + 1)
         for white, black in ((one, two), (two, one)):
-            job = GameJob(0, 0, white.id, black.id, white.to_text(), black.to_text(), None,
-                          0.0 if args.nodes else args.seconds, "iterative", nodes=args.nodes)
+            job = GameJob.between(white, black, seconds=0.0 if args.nodes else args.seconds,
+                                  nodes=args.nodes)
             results[play_job(job).record.result] += 1
         if (n + 1) % 20 == 0 or n + 1 == args.pairs:
             print(f"{2 * (n + 1)} games: white {results['1-0']}, black {results['0-1']}, "

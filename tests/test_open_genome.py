@@ -1,12 +1,11 @@
-"""Which genome `--genome FILE` plays from a trainer's run file: each method's records
-answer for their own files (registry.genome_to_play), any other file is a genome file."""
+"""Which genome `--genome FILE` plays (genome.open_genome): no file, the default
+genome; a trainer's run file, the genome the run plays; any other file, a genome file."""
 
 from __future__ import annotations
 
 import pytest
 
-from genchess.genome import GenomeError, read_genomes, write_still_alive
-from genchess.train.registry import genome_to_play
+from genchess.genome import GenomeError, default_genome, open_genome, read_genomes, write_still_alive
 from test_genome import write_genomes
 
 
@@ -14,16 +13,16 @@ def test_a_plain_genome_file_plays_its_last_genome_or_the_one_asked_for(tmp_path
     path = tmp_path / "several.genome"
     write_genomes(path, [4, 9, 2])
     genomes = read_genomes(path)
-    assert genome_to_play(path) == genomes[2]
-    assert genome_to_play(path, 9) == genomes[1]
+    assert open_genome(path) == genomes[2]
+    assert open_genome(path, 9) == genomes[1]
 
 
 def test_an_unreadable_file_is_one_genome_error_naming_it(tmp_path):
     with pytest.raises(GenomeError, match=f"cannot read genome file {tmp_path / 'nope.genome'}"):
-        genome_to_play(tmp_path / "nope.genome")
+        open_genome(tmp_path / "nope.genome")
     with pytest.raises(GenomeError, match="no genome with ID 7"):
         write_genomes(tmp_path / "one.genome", [1])
-        genome_to_play(tmp_path / "one.genome", 7)
+        open_genome(tmp_path / "one.genome", 7)
 
 
 def test_pool_file_gives_smallest_id_still_alive(tmp_path):
@@ -34,13 +33,13 @@ def test_pool_file_gives_smallest_id_still_alive(tmp_path):
         write_still_alive(1, [2, 4, 6], out)
         write_still_alive(0, [3, 7, 5], out)  # 1 died
         write_still_alive(1, [4, 8, 6], out)  # 2 died
-    assert genome_to_play(path).id == 3
+    assert open_genome(path).id == 3
     with open(path, "a") as out:
         write_still_alive(0, [9, 7, 5], out)  # 3 died; pool 1 now holds the smallest
-    assert genome_to_play(path).id == 4
+    assert open_genome(path).id == 4
     # The pool file's Still Alive lines win over a games file.
     (tmp_path / "pool.txt_games.txt").write_text(pgn_game("GenChess 9", "GenChess 1", "1-0") * 3)
-    assert genome_to_play(path).id == 4
+    assert open_genome(path).id == 4
 
 
 def pgn_game(white, black, result):
@@ -67,8 +66,24 @@ def test_games_file_gives_last_genome_with_three_wins(tmp_path):
     games_path = tmp_path / "genomes.txt_games.txt"
     games_path.write_text("".join(games))
     # 10 has 3 wins, 20 has 2, 30 has 2, 40 has 0: the last qualifying genome is 10.
-    assert genome_to_play(path).id == 10
+    assert open_genome(path).id == 10
     games_path.write_text("".join(games) + pgn_game("GenChess 40", "GenChess 30", "0-1"))
-    assert genome_to_play(path).id == 30
+    assert open_genome(path).id == 30
     games_path.write_text("".join(games[:2]))
-    assert genome_to_play(path).id == 40  # nobody has three wins: the last genome
+    assert open_genome(path).id == 40  # nobody has three wins: the last genome
+
+
+def test_no_file_is_the_default_genome_and_an_id_without_a_file_is_an_error():
+    assert open_genome(None) == default_genome()
+    with pytest.raises(GenomeError, match="genome ID 3 needs a genome file"):
+        open_genome(None, 3)
+
+
+def test_the_caller_chooses_its_own_error_with_the_same_message(tmp_path):
+    class OptionProblem(ValueError):
+        pass
+
+    missing = tmp_path / "nope.genome"
+    with pytest.raises(OptionProblem, match=f"^cannot read genome file {missing}") as raised:
+        open_genome(missing, error=OptionProblem)
+    assert not isinstance(raised.value, GenomeError)

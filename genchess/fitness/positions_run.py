@@ -1,0 +1,441 @@
+"""The set maker's run (`genchess positions`): the games in order, the journal, resume, the recipe.
+
+The run is a list of numbered games (the PGN files' games first, then the games
+to play, in the order asked), handed to the executor, and written back in game
+order, so the file is the same whatever order the workers finish in. After each
+game its positions are appended and flushed, and a journal line records how many
+games are done and the file's length then. An interrupted run (Ctrl-C, kill -9)
+keeps every position written; `--resume` truncates the file to the journal's last
+length (a torn tail goes), reads back the positions already written for the
+de-duplication, and plays on from the next game. A `.gz` output is written plain
+(`<output>.part`) while running and compressed once at the end with a fixed
+header, so a resumed run and an uninterrupted one end with the same bytes. The
+sidecar `<output>.json` (the recipe: how the set was made) says how the set was
+made; the journal is removed then. What one game gives (playing, sampling,
+resolving, labelling) is making.py's; the command's arguments are cli.py's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import io
+import json
+import shlex
+import shutil
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
+
+PROG = "genchess positions"
+
+
+class UsageError(Exception):
+    """A bad argument or input file: one line on stderr, exit status 2."""
+
+
+def parse_mentor(text: str) -> tuple[str, int]:
+    key, eq, value = text.strip().lower().partition("=")
+    if not eq or key not in ("depth", "nodes") or not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), not {text!r}")
+    return key, int(value)
+
+
+
+class PositionsRun:
+    def __init__(self, args):
+        self.args = args
+        self.started = time.monotonic()
+        self.out = Path(args.output)
+        self.gz = self.out.suffix == ".gz"
+        self.work = self.out.with_name(self.out.name + ".part") if self.gz else self.out
+        self.journal = self.out.with_name(self.out.name + ".journal")
+        self.sidecar = self.out.with_name(self.out.name + ".json")
+        self.warnings = 0
+        self.fitted = (None, {})     # (positions, the tuner's fits) of a finished run being resumed
+        if args.mentor is not None and not isinstance(args.mentor, tuple):
+            try:
+                args.mentor = parse_mentor(args.mentor)
+            except argparse.ArgumentTypeError as e:
+                raise UsageError(f"--mentor: {e}") from None
+        self.plays = self._plays()
+        if not self.plays and not args.pgn:
+            raise UsageError("nothing to do: give --pgn FILE ... and/or --play ENGINE --games N")
+        for path in args.pgn:
+            if not Path(path).is_file():
+                raise UsageError(f"{path}: no such PGN file")
+        self.genome_path, self.genome_text, self.genome_name = self._genome()
+        self.stockfish = None
+        if args.mentor or any(engine == "stockfish" for engine, _, _ in self.plays):
+            self.stockfish = self._stockfish()
+        self.jobs, self.bad_games = self._jobs()
+        self.recipe = self._recipe()
+
+    # ---------------------------------------------------------- inputs
+
+    def _plays(self) -> list[tuple[str, int, int]]:
+        args = self.args
+        if not args.play:
+            if args.games or args.nodes:
+                raise UsageError("--games and --nodes need --play genchess or --play stockfish")
+            return []
+        plays = []
+        for name, values, default in (("--games", args.games, None), ("--nodes", args.nodes, 0)):
+            if len(values) not in (0, 1, len(args.play)):
+                raise UsageError(f"{name} is given {len(values)} times for {len(args.play)} --play: "
+                                 f"give it once, or once per --play")
+            if not values and default is None:
+                raise UsageError("--play needs --games N")
+        for i, engine in enumerate(args.play):
+            games = args.games[i] if len(args.games) > 1 else args.games[0]
+            nodes = (args.nodes[i] if len(args.nodes) > 1 else args.nodes[0]) if args.nodes \
+                else (5000 if engine == "genchess" else 20000)
+            plays.append((engine, games, nodes))
+        return plays
+
+    def _genome(self):
+        from genchess.fitness.making import RECIPE_GENOME, recipe_genome
+        from genchess.genome import GenomeError, load_genome, write_genome
+        path = getattr(self.args, "genome", None)
+        if path is None:
+            genome, name = recipe_genome(), f"genomes/{RECIPE_GENOME} (the default)"
+        else:
+            try:
+                genome = load_genome(path)
+            except GenomeError as e:
+                raise UsageError(str(e)) from None
+            except OSError as e:
+                raise UsageError(f"cannot read genome file {path}: {e.strerror}") from None
+            name = str(path)
+        text = io.StringIO()
+        write_genome(genome, text)
+        return path, text.getvalue(), name
+
+    def _stockfish(self) -> dict:
+        import chess.engine
+        path = self.args.stockfish
+        found = shutil.which(path) or (shutil.which(path, path="/usr/games") if path == "stockfish" else None)
+        if not found:
+            raise UsageError(f"no stockfish binary {path!r} (install Debian's stockfish package, "
+                             f"or give --stockfish PATH)")
+        try:
+            engine = chess.engine.SimpleEngine.popen_uci(found)
+        except (OSError, chess.engine.EngineError) as e:
+            raise UsageError(f"cannot start {found}: {e}") from None
+        try:
+            name = engine.id.get("name", "Stockfish")
+        finally:
+            engine.quit()
+        return {"path": found, "name": name}
+
+    def _jobs(self):
+        from genchess.fitness.making import PositionsJob
+        from genchess.strength.openings import OpeningError, read_openings
+        from genchess_core import Board, FenError
+        args = self.args
+        jobs: list[PositionsJob] = []
+        bad = 0
+        common = dict(genome=self.genome_text, seed=args.seed, skip_plies=args.skip_plies,
+                      per_game=args.per_game, mentor=args.mentor,
+                      stockfish=self.stockfish["path"] if self.stockfish else "stockfish")
+        for path in args.pgn:
+            for where, game in read_pgn_games(path):
+                if isinstance(game, str):
+                    bad += 1
+                    self.warn(f"{where}: {game}; game skipped")
+                    continue
+                start, moves, result = game
+                try:
+                    Board(start)
+                except FenError as e:       # a variant start python-chess accepts and we do not
+                    bad += 1
+                    self.warn(f"{where}: {e}; game skipped")
+                    continue
+                jobs.append(PositionsJob(len(jobs), where, None, start, tuple(moves), result, **common))
+        if self.plays:
+            def bad_opening(message):
+                nonlocal bad
+                bad += 1
+                self.warn(f"{message}; opening skipped")
+            try:
+                openings = read_openings(args.openings, on_error=bad_opening)
+            except OpeningError as e:
+                raise UsageError(str(e)) from None
+            for engine, games, nodes in self.plays:
+                for _ in range(games):
+                    opening = openings[len(jobs) % len(openings)]
+                    jobs.append(PositionsJob(len(jobs), engine, engine, opening.fen, opening.moves,
+                                             nodes=nodes, random_plies=args.random_plies, **common))
+        return jobs, bad
+
+    def _recipe(self) -> dict:
+        """Everything that decides which positions the run writes."""
+        args = self.args
+        return {
+            "pgn": [str(p) for p in args.pgn],
+            "play": [list(p) for p in self.plays],
+            "openings": str(args.openings) if self.plays else None,
+            "random_plies": args.random_plies,
+            "seed": args.seed,
+            "skip_plies": args.skip_plies,
+            "per_game": args.per_game,
+            "mentor": f"{args.mentor[0]}={args.mentor[1]}" if args.mentor else None,
+            "genome_sha256": hashlib.sha256(self.genome_text.encode()).hexdigest(),
+        }
+
+    def warn(self, message: str) -> None:
+        self.warnings += 1
+        print(f"{PROG}: {message}", file=sys.stderr)
+
+    # ---------------------------------------------------------- resuming
+
+    def _start(self):
+        """(games done, cumulative counts, seconds before this run resumed) and the open
+        work file, positioned at its end."""
+        if not self.args.resume:
+            for path in (self.out, self.work, self.journal):
+                if path.exists():
+                    raise UsageError(f"{path} exists: add --resume to continue that run, or remove it")
+            self.journal.write_text(json.dumps({"recipe": self.recipe}) + "\n", encoding="utf-8")
+            return 0, Counter(), 0.0, set()
+        state = None
+        if self.journal.exists():
+            lines = self.journal.read_text(encoding="utf-8").splitlines()
+            try:
+                recipe = json.loads(lines[0])["recipe"]
+            except (IndexError, ValueError, KeyError):
+                raise UsageError(f"{self.journal}: not a positions journal") from None
+            for line in reversed(lines[1:]):
+                try:
+                    state = json.loads(line)
+                    break
+                except ValueError:          # a torn last line
+                    continue
+            state = state or {"games": 0, "offset": 0, "counts": {}, "seconds": 0.0}
+            if not self.work.exists():
+                if state["offset"]:
+                    raise UsageError(f"{self.work} is missing: the journal says {state['games']} "
+                                     f"games were written to it")
+                self.work.touch()
+        elif self.sidecar.exists() and self.out.exists():
+            # A finished run, grown with more games.
+            try:
+                meta = json.loads(self.sidecar.read_text(encoding="utf-8"))
+                recipe, state = meta["recipe"], meta["progress"]
+                self.fitted = (meta.get("positions"), meta.get("fitted") or {})
+            except (ValueError, KeyError):
+                raise UsageError(f"{self.sidecar}: not a positions sidecar") from None
+            if self.gz:
+                with gzip.open(self.out, "rb") as src, open(self.work, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+            state["offset"] = self.work.stat().st_size
+            self.journal.write_text(json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n",
+                                    encoding="utf-8")
+        else:
+            for path in (self.out, self.work):
+                if path.exists():
+                    raise UsageError(f"{path} exists but has no journal or sidecar to resume from")
+            self.journal.write_text(json.dumps({"recipe": self.recipe}) + "\n", encoding="utf-8")
+            return 0, Counter(), 0.0, set()
+        self._check_recipe(recipe, state["games"])
+        with open(self.work, "r+b") as f:
+            f.truncate(state["offset"])
+        keys = set(read_keys(self.work))
+        return state["games"], Counter(state["counts"]), float(state["seconds"]), keys
+
+    def _check_recipe(self, old: dict, done: int) -> None:
+        new = self.recipe
+        if old == new:
+            return
+        # Growing the last source (more games of the last --play) keeps every game's number.
+        grown = (old.get("play") and new["play"] and old["play"][:-1] == new["play"][:-1]
+                 and old["play"][-1][0::2] == new["play"][-1][0::2]
+                 and {**old, "play": None} == {**new, "play": None})
+        if grown and done <= len(self.jobs):
+            return
+        changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        raise UsageError(f"--resume needs the arguments of the run it continues; these differ: "
+                         f"{', '.join(changed)} (only the last --play's --games may grow)")
+
+    # ---------------------------------------------------------- running
+
+    def run(self) -> int:
+        from genchess.parallel.executors import ClusterError, ExecutorLost, completed, open_executor
+        try:
+            done, counts, seconds_before, keys = self._start()
+        except UsageError as e:
+            print(f"{PROG}: {e}", file=sys.stderr)
+            return 2
+        self.counts = counts
+        self.seconds_before = seconds_before
+        self.keys = keys
+        todo = self.jobs[done:]
+        self.next_game = done
+        self.waiting = {}
+        progress = _progress(len(self.jobs), done)
+        interrupted = lost = None
+        work = open(self.work, "a", encoding="utf-8")
+        journal = open(self.journal, "a", encoding="utf-8")
+        try:
+            from genchess.fitness.making import run_job
+            if todo:
+                workers = self.args.workers
+                with open_executor(self.args.scheduler, workers, out=lambda m: print(m, file=sys.stderr)) as ex:
+                    for result in completed(ex, run_job, todo, in_flight=2 * workers,
+                                            key=lambda job: job.number):
+                        self.waiting[result.number] = result
+                        self._write_ready(work, journal, progress)
+        except KeyboardInterrupt:
+            interrupted = True
+        except ClusterError as e:
+            print(f"{PROG}: {e}", file=sys.stderr)
+            return 2
+        except ExecutorLost as e:
+            lost = str(e)
+        finally:
+            work.close()
+            journal.close()
+            progress.close()
+        if interrupted or lost:
+            why = lost or "interrupted"
+            print(f"{PROG}: {why}: {self.next_game} of {len(self.jobs)} games done, "
+                  f"{self.counts['positions']} positions kept in {self.work}; the same command "
+                  f"with --resume continues", file=sys.stderr)
+            return 130 if interrupted else 1
+        self._finish()
+        return 0
+
+    def _write_ready(self, work, journal, progress) -> None:
+        while self.next_game in self.waiting:
+            result = self.waiting.pop(self.next_game)
+            c = self.counts
+            c["games"] += 1
+            c[f"games_{result.engine or 'pgn'}"] += 1
+            c[f"results {result.result}"] += 1
+            c["plies"] += result.plies
+            c.update(result.counts)
+            for fen, ce in result.positions:
+                if fen in self.keys:
+                    c["duplicates"] += 1
+                    continue
+                self.keys.add(fen)
+                work.write(epd_line(fen, result.result, ce) + "\n")
+                c["positions"] += 1
+            work.flush()
+            self.next_game += 1
+            state = {"games": self.next_game, "offset": work.tell(), "counts": dict(c),
+                     "seconds": round(self.seconds_before + time.monotonic() - self.started, 1)}
+            journal.write(json.dumps(state) + "\n")
+            journal.flush()
+            progress.update(1)
+            progress.set_postfix(positions=c["positions"], refresh=False)
+
+    def _finish(self) -> None:
+        seconds = self.seconds_before + time.monotonic() - self.started
+        if self.gz:
+            with open(self.work, "rb") as src, open(self.out, "wb") as raw:
+                # mtime 0 and no name: the same positions give the same bytes.
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
+                    shutil.copyfileobj(src, dst)
+        state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
+                 "seconds": round(seconds, 1)}
+        self.sidecar.write_text(json.dumps(self._lineage(state), indent=2) + "\n", encoding="utf-8")
+        if self.gz:
+            self.work.unlink()
+        self.journal.unlink()
+        c = self.counts
+        skipped = {k: v for k, v in sorted(c.items())
+                   if k in ("in_check", "duplicates", "openings_ended") or
+                   (k.startswith("resolved_") and k != "resolved_quiet")}
+        print(f"{PROG}: {c['positions']} positions from {c['games']} games in {seconds:.0f} s "
+              f"-> {self.out} (skipped: "
+              + (", ".join(f"{k.replace('resolved_', '')} {v}" for k, v in skipped.items()) or "none")
+              + (f"; {self.bad_games} bad PGN games or openings" if self.bad_games else "") + ")")
+
+    def _lineage(self, state: dict) -> dict:
+        import genchess
+        args = self.args
+        c = self.counts
+        engines = {}
+        for engine, games, nodes in self.plays:
+            if engine == "genchess":
+                engines["genchess"] = {"version": genchess.__version__, "genome": self.genome_name,
+                                       "nodes_per_move": nodes, "games": games}
+            else:
+                engines["stockfish"] = {"version": self.stockfish["name"], "path": self.stockfish["path"],
+                                        "nodes_per_move": nodes, "threads": 1, "games": games}
+        return {
+            "format": ("EPD: four FEN fields, c9 the game's result from White's view"
+                       + ("; ce the mentor's score in centipawns from the SIDE TO MOVE's view "
+                          f"(EPD's convention), mates and beyond clamped to +-{MENTOR_CLAMP_CP}"
+                          if args.mentor else "")),
+            "command": shlex.join(["genchess"] + sys.argv[1:]) if sys.argv else "",
+            "recipe": self.recipe,
+            "engines": engines,
+            "resolution": {"by": f"GenChess {genchess.__version__} quiescence search",
+                           "genome": self.genome_name},
+            "mentor": ({"engine": self.stockfish["name"], "limit": self.recipe["mentor"],
+                        "threads": 1, "hash_mb": 16, "view": "side to move",
+                        "clamp_cp": MENTOR_CLAMP_CP} if args.mentor else None),
+            "games": {"total": c["games"], "plies": c["plies"],
+                      "by_source": {k[len("games_"):]: v for k, v in c.items() if k.startswith("games_")},
+                      "results": {k[len("results "):]: v for k, v in c.items() if k.startswith("results ")}},
+            "positions": c["positions"],
+            "skipped": {"in_check": c["in_check"], "duplicates": c["duplicates"],
+                        "bad_pgn_games_or_openings": self.bad_games,
+                        **{k.replace("resolved_", "resolution_"): v for k, v in c.items()
+                           if k.startswith("resolved_") and k != "resolved_quiet"}},
+            "sampled": c["sampled"],
+            "seconds": state["seconds"],
+            "progress": state,
+            # The tuner's fits (K per label kind) hold only for the set they were fitted on.
+            "fitted": self.fitted[1] if self.fitted[0] == c["positions"] else {},
+        }
+
+
+def _progress(total: int, done: int):
+    from tqdm import tqdm
+    return tqdm(total=total, initial=done, unit="game", disable=None, file=sys.stderr,
+                dynamic_ncols=True, desc="positions")
+
+
+def read_pgn_games(path):
+    """(where, (start fen, uci moves, result)) for each game of a PGN file, or
+    (where, problem) for a game that cannot be used."""
+    import logging
+
+    import chess.pgn
+    # python-chess logs each bad move besides recording it in game.errors: said once, here.
+    logging.getLogger("chess.pgn").setLevel(logging.CRITICAL)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        number = 0
+        while True:
+            try:
+                game = chess.pgn.read_game(f)
+            except (ValueError, UnicodeDecodeError) as e:
+                number += 1
+                yield f"{path}: game {number}", f"unreadable ({e})"
+                continue
+            if game is None:
+                return
+            number += 1
+            where = f"{path}: game {number}"
+            if game.errors:
+                yield where, f"{game.errors[0]}"
+                continue
+            result = game.headers.get("Result", "*")
+            if result not in ("1-0", "0-1", "1/2-1/2"):
+                yield where, f"no result (Result {result!r})"
+                continue
+            try:
+                board = game.board()
+                start = board.fen()
+                moves = [move.uci() for move in game.mainline_moves()]
+            except ValueError as e:
+                yield where, f"bad position ({e})"
+                continue
+            yield where, (start, moves, result)
