@@ -84,6 +84,7 @@ class Settings:
         self.skill_level = levels.MAX_SKILL
         self.limit_strength = False
         self.uci_elo = ELO_RANGE[0] if ELO_RANGE else None
+        self.show_wdl = False
 
     def setter(self, name: str):
         """The method that sets the option called `name` (either protocol's
@@ -95,7 +96,7 @@ class Settings:
             "ga init level": "set_ga_init_level", "ga nodes": "set_ga_nodes",
             "book file": "set_book", "book depth": "set_book_depth",
             "skill level": "set_skill_level", "uci_limitstrength": "set_limit_strength",
-            "uci_elo": "set_uci_elo", "uci_chess960": "set_chess960",
+            "uci_elo": "set_uci_elo", "uci_chess960": "set_chess960", "uci_showwdl": "set_show_wdl",
         }.get(name.strip().lower())
         return getattr(self, method) if method else None
 
@@ -179,6 +180,9 @@ class Settings:
 
     def set_ponder(self, text: str) -> None:
         self.ponder = parse_check("Ponder", text)
+
+    def set_show_wdl(self, text: str) -> None:
+        self.show_wdl = parse_check("UCI_ShowWDL", text)
 
     def set_genome(self, path: str, genome_id: int | None = None) -> None:
         """Load a genome file (DEFAULT_GENOME or empty: the shipped default)."""

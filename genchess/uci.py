@@ -13,6 +13,7 @@ from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
 from genchess.options import DEFAULT_GENOME, ELO_RANGE, SPINS, OptionError, Settings
 from genchess.timeman import Limits
+from genchess.wdl import material, wdl
 from genchess_core import FenError, MoveError
 
 GO_INT_PARAMS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime")
@@ -69,12 +70,16 @@ def parse_go(tokens: list[str], problems: list[str]) -> Limits:
     return limits
 
 
-def format_info(info: Info) -> str:
+def format_info(info: Info, root_material: int | None = None) -> str:
+    """An info line; with the root's material (UCI_ShowWDL on), the score's win,
+    draw and loss chances in permille after it, as Stockfish writes them."""
     parts = ["info"]
     if info.depth:
         parts += ["depth", str(info.depth), "seldepth", str(info.seldepth), "multipv", str(info.multipv)]
     if info.score is not None:
         parts += ["score", str(info.score)]
+        if root_material is not None:
+            parts += ["wdl", *map(str, wdl(info.score.cp, info.score.mate, root_material))]
     parts += ["nodes", str(info.nodes), "nps", str(info.nps), "hashfull", str(info.hashfull),
               "time", str(info.time_ms)]
     if info.pv:
@@ -90,6 +95,7 @@ class UciProtocol:
         self.settings = settings
         self.channel = channel
         self.limits: Limits | None = None      # of the running `go`, for ponderhit
+        self.root_material: int | None = None  # of the running `go`'s position, with UCI_ShowWDL
         self.debug = False
 
     def send(self, line: str) -> None:
@@ -138,6 +144,7 @@ class UciProtocol:
                   + " ".join(f"var {mode}" for mode in SEARCH_MODES))
         self.send("option name Ponder type check default false")
         self.send("option name UCI_Chess960 type check default false")
+        self.send("option name UCI_ShowWDL type check default false")
         if ELO_RANGE is not None:
             self.send("option name UCI_LimitStrength type check default false")
         self.send("option name Book File type string default <empty>")
@@ -232,10 +239,11 @@ class UciProtocol:
         for problem in problems:
             self.info_string(problem)
         self.limits = limits
+        self.root_material = material(self.engine.board.fen()) if self.settings.show_wdl else None
         self.engine.go(limits, on_info=self.on_info, on_bestmove=self.on_bestmove)
 
     def on_info(self, info: Info) -> None:
-        self.send(format_info(info))
+        self.send(format_info(info, self.root_material))
 
     def on_bestmove(self, result: SearchResult) -> None:
         if result.bestmove is None:
