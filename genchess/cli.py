@@ -205,10 +205,14 @@ def add_engine_options(parser, suppress=False, default_genome="the shipped genom
 
 
 def add_player_option(parser, suppress=False):
-    """--player: who plays behind the protocol (default: the genome engine)."""
+    """--player: who plays behind the protocol (default: the genome engine); --tune: the
+    search genes as UCI options."""
     parser.add_argument("--player", metavar="PLAYER", default=argparse.SUPPRESS if suppress else None,
                         help="random, turing, montecarlo or genetic[:FILE[:ID]] (default: genetic "
                              "with --genome)")
+    parser.add_argument("--tune", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="offer every search gene (the search's and the time manager's "
+                             "numbers) as a UCI spin option, for external tuners")
 
 
 def cmd_protocol(args):
@@ -234,7 +238,7 @@ def cmd_protocol(args):
         except PlayerSpecError as e:
             print(f"genchess: {e}", file=sys.stderr)
             return 2
-    settings = Settings(engine)
+    settings = Settings(engine, tune=getattr(args, "tune", False))
     if args.book:
         from genchess.options import OptionError
         try:

@@ -17,6 +17,7 @@ from typing import Callable
 
 from genchess import levels
 from genchess.genome import Genome, hand_set_genome
+from genchess.genome.search_genes import search_genes
 from genchess.timeman import GuiLag, Limits, allocate
 from genchess_core import Board, STARTING_FEN
 from genchess_core.gasearch import DEFAULT_POOL_NODES, ga_search
@@ -188,7 +189,20 @@ class Engine(BackgroundSearch):
         self.genome = genome
         packed = genome.pack()
         self.look_ahead = (packed["mean_game_length"], packed["game_length_uncertainty"])
+        self.time_factors = packed.get("time_factors", {})
         self.searcher.set_genome(packed)
+
+    def set_search_genes(self, values: dict[str, int]) -> None:
+        """Play the genome with these search genes changed (`genchess uci --tune`);
+        ValueError naming a gene that does not exist or a value out of its bounds."""
+        genes = search_genes()
+        for name, value in values.items():
+            gene = genes.get(name)
+            if gene is None:
+                raise ValueError(f"unknown search gene {name!r}")
+            if not gene.lo <= value <= gene.hi:
+                raise ValueError(f"{name} must be from {gene.lo} to {gene.hi}, not {value}")
+        self.set_genome(self.genome.copy().with_search({**self.genome.search, **values}))
 
     def set_hash(self, megabytes: int) -> None:
         self.searcher.set_hash(megabytes)
@@ -244,7 +258,7 @@ class Engine(BackgroundSearch):
         moves_played = self.board.fullmove_number - 1
         mean, spread = self.look_ahead
         return allocate(limits, self.board.turn == "w", moves_played, mean, spread,
-                        self.move_overhead_ms, self.gui_lag.estimate_ms)
+                        self.move_overhead_ms, self.gui_lag.estimate_ms, self.time_factors)
 
     def _arm(self) -> None:
         self.searcher.clear_stop()

@@ -14,6 +14,7 @@ from genchess import levels
 from genchess.book import DEFAULT_DEPTH as DEFAULT_BOOK_DEPTH, MAX_DEPTH as MAX_BOOK_DEPTH, Book, BookError
 from genchess.engine import SEARCH_MODES, Engine
 from genchess.genome import default_genome, open_genome
+from genchess.genome.search_genes import search_genes
 from genchess_core.gasearch import DEFAULT_POOL_NODES
 
 DEFAULT_GENOME = "<default>"
@@ -75,8 +76,9 @@ def parse_check(name: str, text: str) -> bool:
 class Settings:
     """The engine's adjustable settings, applied to an Engine."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, tune: bool = False):
         self.engine = engine
+        self.tune = tune                # the search genes are options too (genchess uci --tune)
         self.genome_path = DEFAULT_GENOME
         self.genome_id: int | None = None
         self.ponder = False
@@ -98,7 +100,28 @@ class Settings:
             "skill level": "set_skill_level", "uci_limitstrength": "set_limit_strength",
             "uci_elo": "set_uci_elo", "uci_chess960": "set_chess960", "uci_showwdl": "set_show_wdl",
         }.get(name.strip().lower())
+        if method is None and self.tune:
+            gene = name.strip().lower()
+            if gene in search_genes():
+                return lambda text: self.set_search_gene(gene, text)
         return getattr(self, method) if method else None
+
+    def tuned_options(self):
+        """The search genes as spin options (name, default, lo, hi) when tuning, else none."""
+        if not self.tune:
+            return []
+        return [(gene.name, self.engine.genome.search.get(gene.name, gene.default), gene.lo, gene.hi)
+                for gene in search_genes().values()]
+
+    def set_search_gene(self, name: str, text: str) -> None:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise OptionError(f"{name} must be a whole number, not {text.strip()!r}") from None
+        try:
+            self.engine.set_search_genes({name: value})
+        except ValueError as e:
+            raise OptionError(str(e)) from None
 
     def set_hash(self, text: str) -> None:
         megabytes = parse_spin("Hash", text)

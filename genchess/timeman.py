@@ -67,7 +67,8 @@ def expected_moves_left(moves_played: float, mean_game_length: float, uncertaint
 MIN_DIVISOR = 8     # never plan for fewer moves than this, unless the time control ends sooner
 # Held back from every plan: this many move overheads (300 ms at the default 30 ms).
 # It is what a stall of the machine (up to 50-70 ms between `go` and `bestmove` on a
-# loaded two-core box) is paid from when the clock runs low.
+# loaded two-core box) is paid from when the clock runs low. Not a gene: it is what
+# keeps a tuned genome from losing on time.
 RESERVE_OVERHEADS = MIN_DIVISOR + 2
 # And each planned move is charged this share of the overhead (7.5 ms at the default)
 # for the time it costs outside the search: reading, replying, the GUI's own latency
@@ -78,6 +79,16 @@ LATENCY_SHARE = 0.25
 # endgames at 0.3-5 s clocks). The soft limit is therefore the target over this, so
 # that a move spends its target on average and the clock follows the plan.
 ITERATION_GROWTH = 2.0
+HARD_TARGETS = 3    # an iteration may run on to this many times the move's target
+
+# The factors a genome may tune (its `Search time_...:` lines, genome/search_genes.py),
+# with their defaults (the constants above, growth and the hard limit in percent),
+# bounds and steps: (name, default, lo, hi, step).
+TIME_TUNABLES = (
+    ("time_min_moves", MIN_DIVISOR, 2, 30, 1),
+    ("time_growth", round(ITERATION_GROWTH * 100), 100, 400, 10),
+    ("time_hard_ratio", HARD_TARGETS * 100, 150, 600, 20),
+)
 
 
 @dataclass
@@ -95,12 +106,18 @@ class TimeBudget:
 
 
 def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_length: float,
-             uncertainty: float, overhead_ms: int, lag_ms: float = 0.0) -> TimeBudget:
+             uncertainty: float, overhead_ms: int, lag_ms: float = 0.0,
+             factors: dict | None = None) -> TimeBudget:
     """Soft and hard time limits for one move; None means unlimited.
 
     `overhead_ms` is the configured Move Overhead, a safety margin; `lag_ms` is what the
     GUI's clock was measured to charge each move beyond the engine's own time (GuiLag),
-    a real cost paid on every move to come, so the plan pays it in full."""
+    a real cost paid on every move to come, so the plan pays it in full. `factors` are a
+    genome's time genes (TIME_TUNABLES by name), the defaults where it says nothing."""
+    factors = factors or {}
+    min_moves = factors.get("time_min_moves", MIN_DIVISOR)
+    growth = factors.get("time_growth", 100 * ITERATION_GROWTH) / 100
+    hard_targets = factors.get("time_hard_ratio", 100 * HARD_TARGETS) / 100
     if limits.infinite or limits.ponder:
         return TimeBudget(None, None)
     per_move_cost = max(LATENCY_SHARE * overhead_ms, lag_ms)
@@ -118,7 +135,7 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     usable = max(remaining - overhead_ms, 0)
     # The floor guards genomes whose model says the game is almost over (a small
     # spread long past the mean): without it one move could take half the clock.
-    divisor = max(expected_moves_left(moves_played, mean_game_length, uncertainty), MIN_DIVISOR)
+    divisor = max(expected_moves_left(moves_played, mean_game_length, uncertainty), min_moves)
     if limits.movestogo:
         divisor = min(divisor, limits.movestogo)
     # Plan the next `divisor` moves with the increments they bring, minus the reserve.
@@ -133,8 +150,8 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     # With one move left in the period the whole rest is this move's, yet a loaded
     # machine can stall a process for tens of milliseconds: keep a fifth in hand.
     cap = usable * (0.7 if limits.movestogo == 1 else 0.5)
-    soft = min(target / ITERATION_GROWTH, cap)
-    hard = min(target * 3, usable * 0.8 if limits.movestogo == 1 else usable * 0.6)
+    soft = min(target / growth, cap)
+    hard = min(target * hard_targets, usable * 0.8 if limits.movestogo == 1 else usable * 0.6)
     # An aborted iteration may not eat into the reserve either, beyond the move's target.
     hard = min(hard, max(remaining - overhead_ms * RESERVE_OVERHEADS, target))
     hard = max(hard, soft)

@@ -148,6 +148,8 @@ class UciProtocol:
         if ELO_RANGE is not None:
             self.send("option name UCI_LimitStrength type check default false")
         self.send("option name Book File type string default <empty>")
+        for name, default, lo, hi in self.settings.tuned_options():
+            self.send(f"option name {name} type spin default {default} min {lo} max {hi}")
         self.send("uciok")
 
     def cmd_debug(self, args):

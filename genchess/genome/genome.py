@@ -15,18 +15,20 @@ from typing import TYPE_CHECKING, Iterable
 
 from .genes import GENE_CLASSES, GENES_BY_NAME, PIECE_STEP, Gene, PieceStrengthGene, Value
 from .kinds import GenomeError, quote
+from .search_genes import CarriesSearchGenes, pack_search, search_lines
 from .material import EVAL_SCALE
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec
 
 
-class Genome:
+class Genome(CarriesSearchGenes):
     KIND = "genetic"
 
     def __init__(self, genome_id: int, genes: Iterable[Gene] | None = None) -> None:
         """A genome with `genes` (one of each class, any order), or every gene's defaults."""
         self.id = int(genome_id)
+        self.search: dict[str, int] = {}
         if genes is None:
             genes = [cls() for cls in GENE_CLASSES]
         by_class: dict[type[Gene], Gene] = {}
@@ -155,7 +157,8 @@ class Genome:
         return child
 
     def copy(self, new_id: int | None = None) -> Genome:
-        return Genome(self.id if new_id is None else new_id, [gene.copy() for gene in self.genes])
+        return Genome(self.id if new_id is None else new_id,
+                      [gene.copy() for gene in self.genes]).with_search(self.search)
 
     def pack(self) -> dict:
         """The flat parameter dict for the C evaluation: every key in PACK_KEYS, and
@@ -165,16 +168,17 @@ class Genome:
         for gene in self.genes:
             gene.pack(params)
         params["pawn_unit"] = params["total_force_priority"] * params["piece_values"][0] * EVAL_SCALE
-        return params
+        return pack_search(self.search, params)
 
     def to_text(self) -> str:
         lines = [f"ID: {self.id}"]
         for gene in self.genes:
             lines += gene.write() + [""]
-        return "\n".join(lines + ["END", "", ""])
+        return "\n".join(lines + search_lines(self.search) + ["END", "", ""])
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Genome) and other.id == self.id and other.genes == self.genes
+        return (isinstance(other, Genome) and other.id == self.id and other.genes == self.genes
+                and other.search == self.search)
 
     __hash__ = None  # mutable
 

@@ -26,6 +26,7 @@ from genchess.files import package_file
 
 from .genome import Genome
 from .kinds import GenomeError, kind_class, quote
+from .search_genes import is_search_line, read_search_line
 
 GENOMES_DIR = package_file("genomes")
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
@@ -81,6 +82,7 @@ class _Parser:
         self.kind: type = Genome           # the open genome's class (no Kind: line: Genetic Chess)
         self.kind_line = 0                 # its Kind: line, else its ID: line
         self.block: list[tuple[int, str]] = []
+        self.search: dict[str, int] = {}    # the open genome's search genes (any kind)
 
     def error(self, line: int | None, problem: str) -> GenomeError:
         return GenomeError.at(self.path, line, problem)
@@ -104,9 +106,12 @@ class _Parser:
                 raise self.error(n, "'Kind:' must come right after 'ID:'")
             self.kind, self.kind_line = kind_class(rest, self.path, n), n
         elif line == "END":
-            self.records.append(self.kind.from_lines(self.genome_id, self.block, self.path,
-                                                     self.kind_line, n))
+            genome = self.kind.from_lines(self.genome_id, self.block, self.path, self.kind_line, n)
+            genome.search = self.search
+            self.records.append(genome)
             self.genome_id = None
+        elif colon and is_search_line(key):
+            read_search_line(key, rest, self.path, n, self.search)
         else:
             self.block.append((n, line))
 
@@ -118,6 +123,7 @@ class _Parser:
             raise self.error(n, f"duplicated genome ID {genome_id} (first at line {self.id_lines[genome_id]})")
         self.id_lines[genome_id] = n
         self.genome_id, self.kind, self.kind_line, self.block = genome_id, Genome, n, []
+        self.search = {}
 
     def still_alive(self, n: int, text: str) -> None:
         match = re.fullmatch(r"([0-9]+)\s*:\s*([0-9]+(?:\s+[0-9]+)*)", text)

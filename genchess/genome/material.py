@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .genes import format_number, time_management_defaults
 from .kinds import GenomeError, quote, register_kind
+from .search_genes import CarriesSearchGenes, pack_search, search_lines
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec
@@ -44,7 +45,7 @@ EVAL_SCALE = 1000       # internal evaluation units per unit of weighted count (
 
 
 @register_kind
-class MaterialGenome:
+class MaterialGenome(CarriesSearchGenes):
     KIND = "material"
 
     def __init__(self, genome_id: int, weights: Sequence[float],
@@ -52,6 +53,7 @@ class MaterialGenome:
         if len(weights) != len(WEIGHT_NAMES):
             raise ValueError(f"a material genome has {len(WEIGHT_NAMES)} weights, not {len(weights)}")
         self.id = int(genome_id)
+        self.search: dict[str, int] = {}
         self.weights = tuple(float(w) + 0.0 for w in weights)
         self.centre_bonus = float(centre_bonus)
         self.advanced_pawn_bonus = float(advanced_pawn_bonus)
@@ -99,14 +101,14 @@ class MaterialGenome:
         lines += [f"{name}: {format_number(w)}" for name, w in zip(WEIGHT_NAMES, self.weights)]
         lines += [f"{BONUS_NAMES[0]}: {format_number(self.centre_bonus)}",
                   f"{BONUS_NAMES[1]}: {format_number(self.advanced_pawn_bonus)}"]
-        return "\n".join(lines + ["END", "", ""])
+        return "\n".join(lines + search_lines(self.search) + ["END", "", ""])
 
     def pack(self) -> dict:
         params = time_management_defaults()
         params.update(kind=self.KIND, material_weights=list(self.weights),
                       centre_bonus=self.centre_bonus, advanced_pawn_bonus=self.advanced_pawn_bonus,
                       eval_scale=EVAL_SCALE, pawn_unit=self.weights[0] * EVAL_SCALE)
-        return params
+        return pack_search(self.search, params)
 
     # The weights a tuner changes (numbers.py): not the pawn (the unit) nor the
     # king (each side has one, so its weight multiplies zero).
@@ -128,16 +130,17 @@ class MaterialGenome:
         weights = list(self.weights)
         for value, i in zip(self.number_spec().legal(vector), self.TUNED):
             weights[i] = float(value)
-        return MaterialGenome(genome_id, weights, self.centre_bonus, self.advanced_pawn_bonus)
+        return MaterialGenome(genome_id, weights, self.centre_bonus,
+                              self.advanced_pawn_bonus).with_search(self.search)
 
     def copy(self, new_id: int | None = None) -> MaterialGenome:
         return MaterialGenome(self.id if new_id is None else new_id, self.weights,
-                              self.centre_bonus, self.advanced_pawn_bonus)
+                              self.centre_bonus, self.advanced_pawn_bonus).with_search(self.search)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, MaterialGenome) and other.id == self.id
                 and other.weights == self.weights and other.centre_bonus == self.centre_bonus
-                and other.advanced_pawn_bonus == self.advanced_pawn_bonus)
+                and other.advanced_pawn_bonus == self.advanced_pawn_bonus and other.search == self.search)
 
     __hash__ = None  # mutable in spirit: trainers replace, never hash
 

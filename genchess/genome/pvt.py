@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .genes import time_management_defaults
 from .kinds import GenomeError, quote, register_kind
+from .search_genes import CarriesSearchGenes, pack_search, search_lines
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
     from .numbers import NumberSpec
@@ -79,7 +80,7 @@ def square_index(row: int, column: int) -> int:
 
 
 @register_kind
-class PvtGenome:
+class PvtGenome(CarriesSearchGenes):
     KIND = "pvt"
 
     def __init__(self, genome_id: int, values: Sequence[int],
@@ -89,6 +90,7 @@ class PvtGenome:
         if len(material) != len(STANDARD_MATERIAL):
             raise ValueError(f"a PVT genome has {len(STANDARD_MATERIAL)} material values")
         self.id = int(genome_id)
+        self.search: dict[str, int] = {}
         self.values = tuple(int(v) for v in values)
         self.material = tuple(int(v) for v in material)
 
@@ -172,7 +174,7 @@ class PvtGenome:
             for row in range(8):
                 lines.append(" ".join(f"{self.values[index * 64 + square_index(row, c)]:4d}"
                                       for c in range(8)))
-        return "\n".join(lines + ["END", "", ""])
+        return "\n".join(lines + search_lines(self.search) + ["END", "", ""])
 
     def pack(self) -> dict:
         # Twelve tables, per piece kind a middle-game and an end-game one; the
@@ -183,7 +185,7 @@ class PvtGenome:
         params = time_management_defaults()
         params.update(kind=self.KIND, pvt_tables=tables, pvt_material=list(self.material) + [0],
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=self.material[0] * EVAL_SCALE_CP)
-        return params
+        return pack_search(self.search, params)
 
     def number_spec(self) -> NumberSpec:
         """The 640 table values, then the knight's to the queen's material (the
@@ -202,14 +204,17 @@ class PvtGenome:
 
     def with_numbers(self, vector, genome_id: int) -> PvtGenome:
         vector = self.number_spec().legal(vector).astype(int)
-        return PvtGenome(genome_id, vector[:N_VALUES], (self.material[0], *vector[N_VALUES:]))
+        return PvtGenome(genome_id, vector[:N_VALUES],
+                         (self.material[0], *vector[N_VALUES:])).with_search(self.search)
 
     def copy(self, new_id: int | None = None) -> PvtGenome:
-        return PvtGenome(self.id if new_id is None else new_id, self.values, self.material)
+        return PvtGenome(self.id if new_id is None else new_id, self.values,
+                         self.material).with_search(self.search)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, PvtGenome) and other.id == self.id
-                and other.values == self.values and other.material == self.material)
+                and other.values == self.values and other.material == self.material
+                and other.search == self.search)
 
     __hash__ = None
 

@@ -45,6 +45,7 @@ from genchess_core.eval_unified import TERM_COUNT, TERMS
 
 from .genes import time_management_defaults
 from .kinds import GenomeError, quote, register_kind
+from .search_genes import CarriesSearchGenes, pack_search, search_lines
 from .pvt import EVAL_SCALE_CP, PIECE_KINDS, square_index, whole_numbers
 
 if TYPE_CHECKING:                   # numpy loads only when a tuner asks (start-up)
@@ -99,7 +100,7 @@ def entry_label(group: str, k: int) -> str:
 
 
 @register_kind
-class UnifiedGenome:
+class UnifiedGenome(CarriesSearchGenes):
     KIND = "unified"
 
     def __init__(self, genome_id: int, mg: Sequence[int], eg: Sequence[int],
@@ -110,6 +111,7 @@ class UnifiedGenome:
         if search_pawn is not None and not low <= search_pawn <= high:
             raise ValueError(f"search pawn {search_pawn} is outside {low} to {high}")
         self.id = int(genome_id)
+        self.search: dict[str, int] = {}
         self.mg = tuple(int(v) for v in mg)
         self.eg = tuple(int(v) for v in eg)
         self.search_pawn = None if search_pawn is None else int(search_pawn)
@@ -224,7 +226,7 @@ class UnifiedGenome:
                               for row in range(8)]
                 else:
                     lines.append(f"{group} {phase}: " + " ".join(str(v) for v in values))
-        return "\n".join(lines + ["END", "", ""])
+        return "\n".join(lines + search_lines(self.search) + ["END", "", ""])
 
     # ------------------------------------------------------------ the engine
 
@@ -234,7 +236,7 @@ class UnifiedGenome:
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=self.mg[0] * EVAL_SCALE_CP)
         if self.search_pawn is not None:
             params["search_pawn_unit"] = self.search_pawn * EVAL_SCALE_CP
-        return params
+        return pack_search(self.search, params)
 
     # ------------------------------------------------------------ the tuner
 
@@ -272,15 +274,17 @@ class UnifiedGenome:
         values = {"mg": list(self.mg), "eg": list(self.eg)}
         for (phase, term), value in zip(TUNED, vector):
             values[phase][term] = int(value)
-        return UnifiedGenome(genome_id, values["mg"], values["eg"], self.search_pawn)
+        return UnifiedGenome(genome_id, values["mg"], values["eg"],
+                             self.search_pawn).with_search(self.search)
 
     def copy(self, new_id: int | None = None) -> UnifiedGenome:
-        return UnifiedGenome(self.id if new_id is None else new_id, self.mg, self.eg, self.search_pawn)
+        return UnifiedGenome(self.id if new_id is None else new_id, self.mg, self.eg,
+                             self.search_pawn).with_search(self.search)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, UnifiedGenome) and other.id == self.id
                 and other.mg == self.mg and other.eg == self.eg
-                and other.search_pawn == self.search_pawn)
+                and other.search_pawn == self.search_pawn and other.search == self.search)
 
     __hash__ = None
 

@@ -1,0 +1,114 @@
+"""Search genes: the search's and the time manager's numbers, carried by any genome.
+
+Genetic Chess treats search settings as genes (the Look Ahead Gene); here every
+number the search reads (genchess_core's SEARCH_TUNABLES: margins, reductions,
+depth limits, the aspiration window, the history bonus) and the time manager's
+factors (genchess.timeman.TIME_TUNABLES) can be set by a genome of any kind, one
+line each, anywhere in its block:
+
+    Search rfp_margin: 95
+    Search lmr_base: 80
+    Search time_growth: 180
+
+A genome without such lines plays exactly as before: the defaults are what every
+SPRT of the search was measured with. Each gene has bounds and a step (about 2-3 Elo
+either way), which is what a games tuner (SPSA, `method = spsa`) moves it by.
+
+The lines are read by the file's framing (genome_file.py) for every kind alike, and
+each kind writes them back and packs them: `search` for the search, `time_factors`
+for the time manager.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .kinds import GenomeError, quote
+
+PREFIX = "Search "
+
+
+@dataclass(frozen=True)
+class SearchGene:
+    name: str
+    default: int
+    lo: int
+    hi: int
+    step: int
+    part: str               # "search" (the core) or "time_factors" (the time manager)
+
+
+def search_genes() -> dict[str, SearchGene]:
+    """Every search gene by name (the core's tunables, then the time manager's).
+    Loads the compiled core, so only when a genome names one or a tuner asks."""
+    from genchess.timeman import TIME_TUNABLES
+    from genchess_core.searcher import SEARCH_TUNABLES
+    genes = {}
+    for table, part in ((SEARCH_TUNABLES, "search"), (TIME_TUNABLES, "time_factors")):
+        for name, default, lo, hi, step in table:
+            genes[name] = SearchGene(name, default, lo, hi, step, part)
+    return genes
+
+
+def is_search_line(key: str) -> bool:
+    """A `Search <name>:` line that names a search gene (not the unified kind's own
+    `Search pawn:`)."""
+    return key.startswith(PREFIX) and key != "Search pawn"
+
+
+def read_search_line(key: str, value: str, path: str, line: int, seen: dict[str, int]) -> None:
+    """Add one `Search <name>: <value>` line to `seen`; GenomeError at path:line for an
+    unknown name, a repeated one, or a value that is not a whole number in bounds."""
+    name = key[len(PREFIX):].strip()
+    genes = search_genes()
+    gene = genes.get(name)
+    if gene is None:
+        close = difflib.get_close_matches(name, genes, n=1)
+        hint = f"did you mean {close[0]}?" if close else "docs/search-genes.md lists them"
+        raise GenomeError.at(path, line, f"unknown search gene {quote(name)} ({hint})")
+    if name in seen:
+        raise GenomeError.at(path, line, f"search gene {name} is given twice")
+    try:
+        number = int(value)
+    except ValueError:
+        raise GenomeError.at(path, line, f"search gene {name} needs a whole number, "
+                                         f"got {quote(value)}") from None
+    if not gene.lo <= number <= gene.hi:
+        raise GenomeError.at(path, line, f"search gene {name}: {number} is outside "
+                                         f"{gene.lo} to {gene.hi}")
+    seen[name] = number
+
+
+def search_lines(values: dict[str, int]) -> list[str]:
+    """The genome file's lines for `values`, in the genes' order."""
+    if not values:
+        return []
+    order = list(search_genes())
+    return [f"{PREFIX}{name}: {values[name]}" for name in sorted(values, key=order.index)]
+
+
+def pack_search(values: dict[str, int], params: dict) -> dict:
+    """Add `values` to a pack() dict: the search's under `search`, the time manager's
+    under `time_factors` (neither key when a genome sets none, so such a genome packs
+    as it always did)."""
+    if values:
+        genes = search_genes()
+        for part in ("search", "time_factors"):
+            chosen = {n: v for n, v in values.items() if genes[n].part == part}
+            if chosen:
+                params[part] = chosen
+    return params
+
+
+class CarriesSearchGenes:
+    """What every kind does with the search genes its file gives it (`self.search`,
+    set by the file's reader or by a tuner): carry them into copies, write them back,
+    pack them, compare them."""
+
+    search: dict[str, int]
+
+    def with_search(self, values: dict[str, int]):
+        """This genome, its search genes set to `values`; returns itself."""
+        self.search = dict(values)
+        return self
