@@ -37,6 +37,8 @@ from .kinds import GenomeError
 from .pvt import PvtGenome
 
 EVOLVE_HEADER = "# GenChess evolve run:"     # the first line of an evolve run's records
+TUNE_RECORD = "tune"                         # a tune run's records: JSON lines, the first
+TUNE_HEADER = '{"record": "tune"'            # ... its header, {"record": "tune", ...}
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SCHEMA_VERSION = 1                            # of the chromosome database (train/chromosome_db.py)
@@ -106,7 +108,7 @@ def is_evolve_records(path: str | Path) -> bool:
 
 
 def run_file_genome(path: Path, genome_id: int | None):
-    """The genome a gene pool, population or evolve run file plays (see the module's
+    """The genome a gene pool, population, evolve or tune run file plays (see the module's
     table); None for any other file, and when an ID is asked for of a genome file:
     the genome loader answers those (and reports their errors)."""
     try:
@@ -118,6 +120,8 @@ def run_file_genome(path: Path, genome_id: int | None):
         if genome_id is None:
             return load_genome(Path(f"{path}_best.genome"))
         return load_genome(Path(f"{path}_genomes.txt"), genome_id)
+    if first.startswith(TUNE_HEADER):
+        return load_genome(Path(f"{path}_best.genome"))
     if genome_id is not None:
         return None
     try:

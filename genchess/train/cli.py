@@ -37,8 +37,8 @@ def build_parser(prog: str = "genchess-train") -> argparse.ArgumentParser:
 
 controls while running:
   Ctrl-Z  (gene pool) pause after the games in progress are finished and written (fg continues)
-  Ctrl-C  stop at once; every finished game (gene pool, kendall-whitwell) or generation
-          (multi-niche crowding, evolve) is already on disk
+  Ctrl-C  stop at once; every finished game (gene pool, kendall-whitwell), generation
+          (multi-niche crowding, evolve) or iteration (tune) is already on disk
 
 files:
 {files}

@@ -29,6 +29,7 @@ METHOD_MODULES = {
     "kendall-whitwell": "genchess.train.kendall",
     "multi-niche crowding": "genchess.train.mnc",
     "evolve": "genchess.train.evolve",
+    "tune": "genchess.train.tune",
 }
 DEFAULT_METHOD = "gene pool"
 

@@ -1,0 +1,135 @@
+"""method = tune: search genes (and a kind's own numbers) tuned by games with SPSA, or a
+CMA-ES or GA population with game fitness; records, resume, the best genome, plots,
+bad configs."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from genchess.genome import open_genome, read_genomes
+from genchess.train.registry import parse_config, trainer_for
+from genchess.train.config import ConfigError
+from genchess.train.tune import read_records
+
+from train_helpers import config_text, plot_command, run as run_command
+
+GENES = "rfp_margin, lmr_base, futility_margin, null_reduction"
+
+
+def write_config(directory: Path, **changes) -> Path:
+    base = {"method": "tune", "run file": str(directory / "run.txt"), "tune": GENES,
+            "generations": "6", "nodes": "120", "seed": "7", "output volume": "quiet"}
+    path = directory / "run.cfg"
+    path.write_text(config_text(base, **changes))
+    return path
+
+
+class StopAfter(ThreadPoolExecutor):
+    """An in-process executor that acts as if Ctrl-C came after `games` submitted games."""
+
+    def __init__(self, workers, games=None):
+        super().__init__(workers)
+        self.left = games
+
+    def submit(self, *args, **kwargs):
+        if self.left is not None:
+            if self.left == 0:
+                raise KeyboardInterrupt
+            self.left -= 1
+        return super().submit(*args, **kwargs)
+
+
+def run(config: Path, stop_after: int | None = None) -> int:
+    return trainer_for(parse_config(config), out=lambda line: None, progress=False,
+                       executor_factory=lambda workers: StopAfter(workers, stop_after)).run()
+
+
+def without_comments(path: Path) -> str:
+    return "".join(line for line in path.read_text().splitlines(True) if not line.startswith("#"))
+
+
+def test_an_spsa_run_records_each_iteration_and_its_genome_plays(tmp_path):
+    assert run(write_config(tmp_path)) == 0
+    header, iterations = read_records(tmp_path / "run.txt")
+    assert header["optimiser"] == "spsa" and header["numbers"] == [g.strip() for g in GENES.split(",")]
+    assert [r["iteration"] for r in iterations] == [1, 2, 3, 4, 5, 6]
+    assert all(len(r["games"]) == 2 and -2 <= r["result"] <= 2 for r in iterations)
+    best = open_genome(tmp_path / "run.txt")                # the run file plays its best genome
+    assert best == read_genomes(tmp_path / "run.txt_best.genome")[0]
+    assert set(best.search) == set(header["numbers"])
+    start = read_genomes(tmp_path / "run.txt_start.genome")[0]
+    assert start.search == {} and start.mg == best.mg      # only the search genes moved
+
+
+def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    whole.mkdir(), parts.mkdir()
+    assert run(write_config(whole)) == 0
+    config = write_config(parts)
+    assert run(config, stop_after=5) == 130                 # Ctrl-C inside iteration 3
+    assert [r["iteration"] for r in read_records(parts / "run.txt")[1]] == [1, 2]
+    assert run(config) == 0
+    assert read_records(parts / "run.txt") == read_records(whole / "run.txt")
+    assert without_comments(parts / "run.txt_best.genome") == without_comments(whole / "run.txt_best.genome")
+
+
+def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_path):
+    config = write_config(tmp_path, generations="4")
+    assert run(config) == 0
+    records = tmp_path / "run.txt"
+    lines = records.read_text().splitlines(True)
+    records.write_text("".join(lines[:-1]) + lines[-1][:17])  # the last record torn mid-line
+    assert run(config) == 0
+    assert [r["iteration"] for r in read_records(records)[1]] == [1, 2, 3, 4]
+    # An older state put back: its iterations are played again, not written again.
+    state = tmp_path / "run.txt_state.pickle"
+    saved = pickle.loads(state.read_bytes())
+    assert saved["iteration"] == 4
+    assert run(write_config(tmp_path, generations="6")) == 0
+    assert [r["iteration"] for r in read_records(records)[1]] == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("optimiser", ["cma-es", "ga"])
+def test_a_population_with_game_fitness(tmp_path, optimiser):
+    config = write_config(tmp_path, optimiser=optimiser, generations="2", population="3")
+    assert run(config) == 0
+    header, iterations = read_records(tmp_path / "run.txt")
+    assert header["optimiser"] == optimiser
+    for record in iterations:
+        assert len(record["scores"]) == 3 and len(record["games"]) == 6
+    assert open_genome(tmp_path / "run.txt").search.keys() <= set(header["numbers"])
+
+
+def test_frozen_numbers_stay_and_a_kinds_own_numbers_tune_too(tmp_path):
+    config = write_config(tmp_path, tune="null_reduction, lmr_base, material",
+                          freeze="lmr_base", generations="3",
+                          **{"initial genomes": str(Path(__file__).parents[1] / "genchess" / "genomes"
+                                                    / "material-positions.genome")})
+    assert run(config) == 0
+    header, iterations = read_records(tmp_path / "run.txt")
+    where = header["numbers"].index("lmr_base")
+    assert all(r["theta"][where] == 75 for r in iterations)
+    assert len(header["numbers"]) > 3                       # the material weights joined
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"tune": "rfp_margn"}, "tune: 'rfp_margn' is neither a search gene nor a group"),
+    ({"freeze": "aspiration_width"}, "freeze: 'aspiration_width' is not among the tuned numbers"),
+    ({"optimiser": "ga", "r end": "0.01"}, "r end is spsa's, not ga's"),
+])
+def test_a_bad_config_is_one_line(tmp_path, changes, message):
+    with pytest.raises(ConfigError, match=message):
+        trainer_for(parse_config(write_config(tmp_path, **changes)), out=lambda line: None)
+
+
+def test_genchess_plot_draws_every_numbers_path(tmp_path):
+    assert run(write_config(tmp_path, generations="3")) == 0
+    done = run_command(plot_command(str(tmp_path / "run.txt")), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name in ("numbers.png", "results.png"):
+        assert (tmp_path / "run.txt_plots" / name).stat().st_size > 5000
