@@ -39,8 +39,6 @@ cdef struct GAState:
     int root_side
     int init_done               # root moves whose initial branches are all in the tree
     Undo undo[GA_MAX_PLY]
-    Move qpv[GA_MAX_PLY][GA_MAX_PLY]
-    int qpv_len[GA_MAX_PLY]
 
 cdef int ga_init(GAState* g, int level, double until) noexcept nogil
 cdef void ga_run(GAState* g, double until) noexcept nogil

