@@ -318,6 +318,29 @@ def test_a_chess960_trainer_run_resumes_as_the_uninterrupted_run(tmp_path):
     assert (parts / "kw.txt").read_text() == (whole / "kw.txt").read_text()
 
 
+# ------------------------------------------------------------------ position sets
+
+def test_a_position_set_from_chess960_self_play_keeps_what_a_packed_set_can(tmp_path):
+    from genchess.fitness.making import packable_castling
+    from genchess.fitness.positions import load_positions
+    out = tmp_path / "set.epd"
+    done = command("positions", "--play", "genchess", "--games", "4", "--nodes", "300",
+                   "--variant", "chess960", "--workers", "1", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    lines = out.read_text().splitlines()
+    # Chess960 positions: castling rights kept by a king off e1 (no standard position has one).
+    assert any(set(line.split()[2]) & set("KQ") and placement(line)[4] != "K" for line in lines)
+    # Read back packed: every position is the one written, castling rights included.
+    packed = load_positions(out)
+    assert len(packed) == len(lines) and len(lines) > 10
+    for i, line in enumerate(lines):
+        assert packed.fen(i).split()[:4] == line.split()[:4]
+    # A right named by its rook's file (another rook of its side further out) goes.
+    named = Board("4k3/8/8/8/8/8/8/3K1R1R w F - 0 1").fen()
+    assert named.split()[2] == "F" and packable_castling(named).split()[2] == "-"
+    assert packable_castling(chess960_fen(0)) == chess960_fen(0)
+
+
 # ------------------------------------------------------------------ bad values
 
 @pytest.mark.parametrize("args, message", [
