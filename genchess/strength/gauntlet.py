@@ -6,10 +6,11 @@ clocks: the match runner), then one rating is fitted to all the results at once
 interval, and written as a markdown table and a PNG of score against opponent
 rating with the fitted curve.
 
-The config is `key = value` lines and one `[opponent NAME]` section per
-opponent, each with `command` (an engine spelling as `genchess match` takes it)
-and `rating` (a number, optionally followed by how it was measured, or the word
-`unmeasured`). Opponents whose command is not installed are skipped with a
+The config is `key = value` lines (engine, games, tc, openings, concurrency, pgn,
+variant) and one `[opponent NAME]` section per opponent, each with `command` (an
+engine spelling as `genchess match` takes it) and `rating` (a number, optionally
+followed by how it was measured, or the word `unmeasured`). Opponents whose
+command is not installed, or that cannot play the variant, are skipped with a
 note; `unmeasured` ones are skipped unless --include-unmeasured (then their
 rating is ignored in the fit: the point is printed, not fitted). See
 genchess/data/gauntlet.cfg.
