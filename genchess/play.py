@@ -21,7 +21,7 @@ from genchess.match import Clock, GameRecord, TimeControl, play_game
 from genchess.players import PlayerSpecError, make_player, parse_spec
 from genchess.pgn import pgn_text
 from genchess.players.human import HumanIO, HumanPlayer, QuitGame, san, san_line
-from genchess.strength.openings import check_variant, chess960_fen, chess960_numbers
+from genchess.strength.openings import check_variant, chess960_fen, chess960_numbers, needs_chess960
 from genchess_core import Board, FenError
 
 UNICODE_PIECES = dict(zip("KQRBNPkqrbnp", "♔♕♖♗♘♙♚♛♜♝♞♟"))
@@ -92,7 +92,8 @@ def numbered(fullmove: int, white: bool, san_text: str) -> str:
 def start_variant(args, seed: int) -> tuple[bool, int | None]:
     """(Chess960 or not, the Chess960 start position's number or None) of --variant,
     --position and --fen: --position implies Chess960, which without it or a FEN
-    starts from a position the game's seed chooses. ValueError saying what is wrong."""
+    starts from a position the game's seed chooses, and so does a FEN whose castling
+    rights only Chess960 has. ValueError saying what is wrong."""
     try:
         variant = check_variant(args.variant) if args.variant is not None else None
     except ValueError as e:
@@ -109,6 +110,11 @@ def start_variant(args, seed: int) -> tuple[bool, int | None]:
         return True, args.position
     if variant == "chess960" and args.fen is None:
         return True, chess960_numbers(1, seed)[0]
+    if variant is None and args.fen is not None:
+        try:
+            return needs_chess960(Board(args.fen).fen()), None     # a Chess960 FEN is Chess960
+        except FenError:
+            return False, None                                      # said by the caller
     return variant == "chess960", None
 
 

@@ -26,8 +26,9 @@ from genchess.pgn import pgn_text
 from genchess.players import make_player, placement
 from genchess.players.human import MoveInputError, parse_move, san, san_moves
 from genchess.players.turing import can_castle_now
-from genchess.strength.openings import (CHESS960_POSITIONS, check_variant, chess960_fen,
-                                        chess960_numbers, chess960_openings, read_openings)
+from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, check_variant, chess960_fen,
+                                        chess960_numbers, chess960_openings, needs_chess960,
+                                        read_openings)
 from genchess_core import STARTING_FEN, Board
 from train_helpers import config_text, run, train_command
 
@@ -102,6 +103,13 @@ def test_opening_files_read_in_chess960_write_castling_king_takes_rook(tmp_path)
     (fischer,) = read_openings(lines, chess960=True)
     assert standard.moves[-1] == "e1g1" and fischer.moves[-1] == "e1h1" and fischer.chess960
     assert standard.position == fischer.position
+    # A position only Chess960 can castle in is refused as standard chess, by its line.
+    epd = tmp_path / "start.epd"
+    epd.write_text("2k5/8/8/8/8/8/8/R3K2R w KQ -\n" + CASTLES_BOTH + "\n")
+    with pytest.raises(OpeningError, match=f"{epd}:2: a Chess960 position .* give variant chess960"):
+        read_openings(epd)
+    assert [o.chess960 for o in read_openings(epd, chess960=True)] == [True, True]
+    assert [needs_chess960(chess960_fen(n)) for n in (0, 518, 414)] == [True, False, False]
 
 
 # ------------------------------------------------------------------ players
@@ -137,10 +145,11 @@ def test_a_person_cannot_castle_through_a_piece():
 
 def test_a_person_s_chess960_game_through_genchess_play(tmp_path):
     """Castling typed four ways in four games; each is O-O in the PGN, read back by
-    python-chess in Chess960 mode."""
-    for spelling in ("O-O", "0-0", "b1g1", "b1h1"):
+    python-chess in Chess960 mode. The FEN's castling rights alone make it Chess960."""
+    for spelling, variant in (("O-O", ["--variant", "chess960"]), ("0-0", []),
+                              ("b1g1", ["--variant", "chess960"]), ("b1h1", [])):
         pgn = tmp_path / f"{spelling}.pgn"
-        done = command("play", "human", "random", "--variant", "chess960", "--fen", CASTLES_BOTH,
+        done = command("play", "human", "random", *variant, "--fen", CASTLES_BOTH,
                        "--seed", "3", "--pgn", str(pgn), script=f"{spelling}\nquit\n", timeout=60)
         assert done.returncode == 0 and "Illegal" not in done.stdout, done.stdout + done.stderr
         assert "1. O-O" in done.stdout

@@ -65,6 +65,25 @@ def check_variant(text: str) -> str:
     return variant
 
 
+def needs_chess960(fen: str) -> bool:
+    """Whether a position's castling rights are Chess960's: a right whose king is off
+    e1 (e8) or whose rook is off its corner. Standard chess (and python-chess's
+    standard board) would drop such a right, so the position must be played as Chess960."""
+    from genchess.players import placement
+    squares = placement(fen)
+    for right in fen.split()[2]:
+        if right == "-":
+            continue
+        if right not in "KQkq":
+            return True                 # a rook named by its file
+        white = right.isupper()
+        rank = 0 if white else 56
+        corner = rank + (7 if right.upper() == "K" else 0)
+        if squares[rank + 4] != ("K" if white else "k") or squares[corner] != ("R" if white else "r"):
+            return True
+    return False
+
+
 def chess960_fen(number: int) -> str:
     """The Chess960 start position numbered `number` (0-959) as X-FEN: white's pieces
     by Scharnagl's numbering (the light-squared bishop, the dark-squared bishop, the
@@ -117,7 +136,11 @@ def _checked(fen: str, moves: list[str], where: str, chess960: bool = False) -> 
         board.push_uci(written[-1])
     if board.outcome(claim_draw=True).termination is not None:
         raise OpeningError(f"{where}: the game is already over after the opening")
-    return Opening(Board(fen).fen(), tuple(written), where, chess960)
+    start = Board(fen).fen()
+    if not chess960 and needs_chess960(start):
+        raise OpeningError(f"{where}: a Chess960 position (castling rights {start.split()[2]} with "
+                           f"the king or a rook off its standard square): give variant chess960")
+    return Opening(start, tuple(written), where, chess960)
 
 
 def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
