@@ -59,7 +59,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from genchess.players import SQUARE_INDEX, castling_sides, move_budget, placement
+from genchess.players import SQUARE_INDEX, move_budget, placement
 
 PIECE_VALUES = {"P": 1.0, "N": 3.0, "B": 3.5, "R": 5.0, "Q": 10.0, "K": 0.0}
 MATE = 1e6
@@ -124,6 +124,13 @@ def parse_uci(move: str) -> tuple[int, int, str]:
 
 def _own(piece: str, white: bool) -> bool:
     return piece != "." and piece.isupper() == white
+
+
+def is_castling(arr: list[str], frm: int, to: int) -> bool:
+    """Whether a legal move from frm to to castles, as Board writes castling: the
+    king's move two files (king and rook on standard squares, standard notation) or
+    the king taking its own rook (Chess960 notation, or any other castling)."""
+    return arr[frm].upper() == "K" and (abs(frm % 8 - to % 8) == 2 or _own(arr[to], arr[frm].isupper()))
 
 
 def takes(arr: list[str], frm: int, to: int) -> bool:
@@ -294,9 +301,7 @@ def could_give_check(arr: list[str], move: str, enemy_king: int) -> bool:
     frm, to, promo = parse_uci(move)
     piece = arr[frm].upper()
     if piece == "K":
-        # Castling, in any spelling (Chess960's king may move one file, or none, or
-        # be written taking its rook), is a king move along its home rank: the rook may check.
-        return frm // 8 == to // 8 and frm // 8 in (0, 7)
+        return is_castling(arr, frm, to)            # castling: the rook may check
     if SAME_LINE[frm][enemy_king] or SAME_DIAGONAL[frm][enemy_king]:
         return True                                 # a discovered check is possible
     kind = promo or piece
@@ -454,7 +459,6 @@ class TuringPlayer:
             return TuringResult(None, 0.0, 0.0, time=0.0)
         me = board.turn == "w"
         arr = placement(board.fen())
-        castles = castling_sides(board)
         # Captures first, biggest victim first: good cut-offs, and what a
         # clock-cut search has looked at is what matters most.
         moves.sort(key=lambda m: -victim_value(arr, m))
@@ -487,7 +491,8 @@ class TuringPlayer:
             # decide (the clock matters more than the last tie-break).
             if plays and self._deadline and time.monotonic() > self._deadline:
                 break
-            castled = move in castles
+            frm, to, _ = parse_uci(move)
+            castled = is_castling(arr, frm, to)
             board.push_uci(move)
             plays[move] = position_play(board, placement(board.fen()), me, castled)
             board.pop()
