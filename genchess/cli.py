@@ -344,6 +344,13 @@ def build_parser():
     p.add_argument("--increment", type=_seconds, metavar="SECONDS", help="seconds added per move")
     p.add_argument("--moves", type=_positive, metavar="N", help="moves per time control")
     p.add_argument("--fen", help="start position (default: the standard start)")
+    p.add_argument("--variant", metavar="VARIANT",
+                   help="standard (the default) or chess960: the game starts from one of "
+                        "Chess960's 960 start positions, chosen by --seed (or --position, or "
+                        "--fen), castling by Chess960's rules")
+    p.add_argument("--position", type=int, metavar="N",
+                   help="play Chess960 from its start position number N (0-959; 518 is the "
+                        "standard start)")
     p.add_argument("--pgn", metavar="FILE", help="append the game to this PGN file")
     p.add_argument("--show-thinking", action="store_true",
                    help="print each computer move's depth, score and principal variation")

@@ -252,6 +252,7 @@ class GameRecord:
     time_control: str = "-"
     clock: list[float] = field(default_factory=list)
     opening_plies: int = 0      # the first moves were the opening's, not the players'
+    chess960: bool = False      # a Chess960 game: castling in `moves` is king-takes-rook
 
     @property
     def winner(self) -> str | None:
@@ -262,14 +263,15 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
               control: TimeControl | None = None,
               on_move: Callable[[Board, str, float, Clock | None], None] | None = None,
               max_plies: int = MAX_PLIES, opening_moves: tuple[str, ...] | list[str] = (),
-              adjudication: Adjudication | None = None) -> GameRecord:
+              adjudication: Adjudication | None = None, chess960: bool = False) -> GameRecord:
     """Play one game to its end and return its record. on_move(board, move, seconds
     used, clock) follows every move. `opening_moves` are played first, from
     `start_fen`, and belong to the record (so the players see the whole game).
     With `adjudication`, a game the players' scores call decided ends early
     (termination "adjudication"). Players with an `end_game(record)` method hear
-    the result."""
-    board = Board(start_fen) if start_fen else Board()
+    the result. A `chess960` game's board writes castling king-takes-rook, and the
+    players must answer in that spelling (the board they are given uses it)."""
+    board = Board(start_fen, chess960=chess960) if start_fen else Board(chess960=chess960)
     start = board.fen()
     for move in opening_moves:
         board.push_uci(move)
@@ -283,7 +285,7 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
     def finish(result, termination, reason):
         record = GameRecord(start, moves, result, termination, reason, white.name, black.name,
                             control.describe() if control else "-",
-                            list(clock.remaining) if clock else [], len(opening_moves))
+                            list(clock.remaining) if clock else [], len(opening_moves), chess960)
         for player in players:
             end_game = getattr(player, "end_game", None)
             if end_game is not None:

@@ -23,10 +23,12 @@ PGN_TERMINATION = {"time forfeit": "time forfeit", "abandoned": "abandoned",
 def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess game",
              seed: int | None = None, tags: dict[str, str] | None = None) -> str:
     """A PGN game with the Seven Tag Roster, TimeControl, Termination, FEN/SetUp for
-    a non-standard start, a comment closing the opening's moves (if the record
-    began with some), and the reason as a comment before the result. `tags`
-    replace tags of the same name and add the others (the trainer's Pool, IDs...)."""
-    board = Board(record.start_fen)
+    a non-standard start (and Variant "Chess960" with the FEN for every Chess960
+    game, as python-chess and cutechess write it), a comment closing the opening's
+    moves (if the record began with some), and the reason as a comment before the
+    result. `tags` replace tags of the same name and add the others (the trainer's
+    Pool, IDs...)."""
+    board = Board(record.start_fen, chess960=record.chess960)
     sans = san_line(board, record.moves)
     termination = PGN_TERMINATION.get(record.termination, "normal")
     tag_list = [("Event", event), ("Site", "GenChess " + __version__),
@@ -34,7 +36,9 @@ def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess
             ("White", record.white), ("Black", record.black), ("Result", record.result),
             ("TimeControl", record.time_control), ("Termination", termination),
             ("PlyCount", str(len(record.moves)))]
-    if record.start_fen != STARTING_FEN:
+    if record.chess960:
+        tag_list.append(("Variant", "Chess960"))
+    if record.start_fen != STARTING_FEN or record.chess960:
         tag_list += [("SetUp", "1"), ("FEN", record.start_fen)]
     if seed is not None:
         tag_list.append(("Annotator", f"genchess play --seed {seed}"))

@@ -21,6 +21,7 @@ from genchess.match import Clock, GameRecord, TimeControl, play_game
 from genchess.players import PlayerSpecError, make_player, parse_spec
 from genchess.pgn import pgn_text
 from genchess.players.human import HumanIO, HumanPlayer, QuitGame, san, san_line
+from genchess.strength.openings import check_variant, chess960_fen, chess960_numbers, needs_chess960
 from genchess_core import Board, FenError
 
 UNICODE_PIECES = dict(zip("KQRBNPkqrbnp", "♔♕♖♗♘♙♚♛♜♝♞♟"))
@@ -88,6 +89,35 @@ def numbered(fullmove: int, white: bool, san_text: str) -> str:
 
 # ------------------------------------------------------------------ the command
 
+def start_variant(args, seed: int) -> tuple[bool, int | None]:
+    """(Chess960 or not, the Chess960 start position's number or None) of --variant,
+    --position and --fen: --position implies Chess960, which without it or a FEN
+    starts from a position the game's seed chooses, and so does a FEN whose castling
+    rights only Chess960 has. ValueError saying what is wrong."""
+    try:
+        variant = check_variant(args.variant) if args.variant is not None else None
+    except ValueError as e:
+        raise ValueError(f"--variant: {e}") from None
+    if args.position is not None:
+        if variant == "standard":
+            raise ValueError("--position numbers a Chess960 start position: it needs --variant chess960")
+        if args.fen is not None:
+            raise ValueError("give --position or --fen, not both")
+        try:
+            chess960_fen(args.position)
+        except ValueError as e:
+            raise ValueError(f"--position: {e}") from None
+        return True, args.position
+    if variant == "chess960" and args.fen is None:
+        return True, chess960_numbers(1, seed)[0]
+    if variant is None and args.fen is not None:
+        try:
+            return needs_chess960(Board(args.fen).fen()), None     # a Chess960 FEN is Chess960
+        except FenError:
+            return False, None                                      # said by the caller
+    return variant == "chess960", None
+
+
 def player_seeds(seed: int) -> tuple[int, int]:
     """The seeds of the white and the black player for a game's --seed."""
     rng = random.Random(seed)
@@ -141,9 +171,12 @@ def cmd_play(args) -> int:
         return fail(f"--time must be positive, not {args.time:g}")
     if args.increment is not None and args.increment < 0:
         return fail(f"--increment must not be negative, not {args.increment:g}")
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
-        start = Board(args.fen) if args.fen is not None else Board()
-    except FenError as e:
+        chess960, number = start_variant(args, seed)
+        start = Board(args.fen if args.fen is not None else
+                      chess960_fen(number) if number is not None else None, chess960=chess960)
+    except (ValueError, FenError) as e:
         return fail(str(e))
     pgn_file = None
     if args.pgn:
@@ -151,7 +184,6 @@ def cmd_play(args) -> int:
             pgn_file = open(args.pgn, "a", encoding="utf-8")
         except OSError as e:
             return fail(f"cannot write PGN file {args.pgn}: {e.strerror}")
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     seeds = player_seeds(seed)
     io = HumanIO()
     thinking = (_Thinking(), _Thinking())
@@ -198,6 +230,8 @@ def cmd_play(args) -> int:
 
     header = f"GenChess {__version__}: {names[0]} (White) v {names[1]} (Black)"
     header += f", {control.describe()} seconds" if control else ", untimed"
+    if chess960:
+        header += f", Chess960 position {number}" if number is not None else ", Chess960"
     header += f", seed {seed}"
     io.write(header)
     if any(humans):
@@ -230,14 +264,15 @@ def cmd_play(args) -> int:
 
     interrupted = False
     try:
-        record = play_game(players[0], players[1], start.fen(), control, on_move)
+        record = play_game(players[0], players[1], start.fen(), control, on_move, chess960=chess960)
     except KeyboardInterrupt:
         interrupted = True
         board = state["board"]
         moves = board.move_stack
         record = GameRecord(start.fen(), moves, "*", "abandoned", "Game abandoned: interrupted",
                             names[0], names[1], control.describe() if control else "-",
-                            list(state["clock"].remaining) if state["clock"] else [])
+                            list(state["clock"].remaining) if state["clock"] else [],
+                            chess960=chess960)
     io.write()
     io.write(f"Game over: {record.reason}. Result: {record.result}")
     if pgn_file is not None:

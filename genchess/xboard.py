@@ -19,6 +19,7 @@ from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
 from genchess.options import ELO_RANGE, SPINS, OptionError, Settings
+from genchess.players import castling_sides, read_coordinates
 
 BOOK_DEPTH = SPINS["Book Depth"]
 from genchess.timeman import Limits
@@ -139,8 +140,7 @@ class XboardProtocol:
         board = self.engine.board.copy()
         written = []
         for move in moves:
-            sides = {uci: side for side, uci in board.castling_moves().items()}
-            written.append(sides.get(move, move))
+            written.append(castling_sides(board).get(move, move))
             try:
                 board.push_uci(move)
             except MoveError:
@@ -152,18 +152,12 @@ class XboardProtocol:
         king-takes-rook or, where it is no other king move, as the king's move) or
         O-O / O-O-O; MoveError if it is no legal move."""
         board = self.engine.board
-        castling = board.castling_moves()
         if text in CASTLING_WORDS:
+            castling = board.castling_moves()
             if CASTLING_WORDS[text] not in castling:
                 raise MoveError(f"no legal {text} here")
             return castling[CASTLING_WORDS[text]]
-        try:
-            return board.parse_uci(text)
-        except MoveError:
-            for side, uci in castling.items():
-                if text == uci[:2] + ("g" if side == "O-O" else "c") + uci[1]:
-                    return uci
-            raise
+        return read_coordinates(board, text)
 
     @staticmethod
     def _centiseconds(text: str) -> int:

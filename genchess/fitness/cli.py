@@ -11,11 +11,9 @@ import argparse
 import os
 import sys
 
-from genchess.files import package_file
 from genchess.fitness.epd import MENTOR_CLAMP_CP
 from genchess.fitness.positions_run import PROG, PositionsRun, UsageError
 
-DEFAULT_OPENINGS = package_file("data", "openings.epd")
 ENGINES = ("genchess", "stockfish")
 
 
@@ -36,9 +34,13 @@ def add_positions_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--genome", metavar="FILE", default=argparse.SUPPRESS,
                    help="genome of GenChess's games and of the quiescence search that resolves "
                         "every position (default: the shipped genomes/evolved.genome)")
-    p.add_argument("--openings", metavar="FILE", default=str(DEFAULT_OPENINGS),
+    p.add_argument("--openings", metavar="FILE",
                    help="start positions of the games played (EPD, PGN or UCI moves; default: "
                         "genchess/data/openings.epd)")
+    p.add_argument("--variant", metavar="VARIANT", default="standard",
+                   help="standard (the default) or chess960: the games played start from "
+                        "Chess960's 960 start positions in an order --seed chooses (or from "
+                        "--openings, played by Chess960's rules)")
     p.add_argument("--random-plies", metavar="N", type=_count, default=2,
                    help="random legal plies after each opening, so games do not repeat (default 2); "
                         "keep it even: with an odd number one side makes one random move more, and "

@@ -49,6 +49,7 @@ class PositionsJob:
     skip_plies: int = 8
     per_game: int = 8
     mentor: tuple[str, int] | None = None   # ("depth", N) or ("nodes", N)
+    chess960: bool = False      # played (or given) by Chess960's rules: castling king-takes-rook
 
 
 @dataclass
@@ -74,7 +75,7 @@ def run_job(job: PositionsJob) -> PositionsResult:
     if job.engine is None:
         start, moves, result = job.start_fen, list(job.moves), job.result
     else:
-        start = opening_position(job.start_fen, job.moves, job.random_plies, rng)
+        start = opening_position(job.start_fen, job.moves, job.random_plies, rng, job.chess960)
         if start is None:
             counts["openings_ended"] += 1
             return PositionsResult(job.number, job.engine, "*", 0, [], dict(counts),
@@ -91,19 +92,34 @@ def run_job(job: PositionsJob) -> PositionsResult:
         resolution = resolve_quiet(resolver, Board(fen))
         counts[f"resolved_{resolution.status}"] += 1
         if resolution.fen is not None:
-            positions.append((position_key(resolution.fen), None))
+            kept = packable_castling(resolution.fen)
+            if kept != resolution.fen:
+                counts["castling_dropped"] += 1
+            positions.append((position_key(kept), None))
     if job.mentor and positions:
-        scores = mentor_scores(job.stockfish, [fen for fen, _ in positions], job.mentor)
+        scores = mentor_scores(job.stockfish, [fen for fen, _ in positions], job.mentor, job.chess960)
         positions = [(fen, ce) for (fen, _), ce in zip(positions, scores)]
         counts["mentor_clamped"] += sum(abs(ce) >= MENTOR_CLAMP_CP for ce in scores)
     return PositionsResult(job.number, job.engine, result, len(moves), positions, dict(counts),
                            time.perf_counter() - t0)
 
 
-def opening_position(fen: str, moves, random_plies: int, rng: random.Random) -> str | None:
+def packable_castling(fen: str) -> str:
+    """`fen` with only the castling rights a packed position set keeps: it stores four
+    bits and reads them as X-FEN's K and Q (the outermost rook on that side), so a
+    right X-FEN names by its rook's file (a Chess960 rook with another rook of its
+    side further out) would come back as the wrong rook's; it is dropped instead.
+    Standard chess never writes one."""
+    fields = fen.split(" ")
+    kept = "".join(right for right in fields[2] if right in "KQkq") or "-"
+    return fen if kept == fields[2] else " ".join(fields[:2] + [kept] + fields[3:])
+
+
+def opening_position(fen: str, moves, random_plies: int, rng: random.Random,
+                     chess960: bool = False) -> str | None:
     """The FEN after the opening's moves and `random_plies` random legal ones (None
     if the game ends on the way)."""
-    board = Board(fen)
+    board = Board(fen, chess960=chess960)
     for move in moves:
         board.push_uci(move)
     for _ in range(random_plies):
@@ -171,7 +187,7 @@ def resolver_for(genome_text: str):
 def play_genchess(job: PositionsJob, start: str) -> tuple[list[str], str]:
     from genchess.parallel.worker import GameJob, play_job
     game = GameJob(white_id=job.number, black_id=job.number, white_genome=job.genome,
-                   black_genome=job.genome, start_fen=start, nodes=job.nodes)
+                   black_genome=job.genome, start_fen=start, nodes=job.nodes, chess960=job.chess960)
     record = play_job(game).record
     return list(record.moves), record.result
 
@@ -201,7 +217,7 @@ def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:
     import chess
     import chess.engine
     engine = stockfish_for(job.stockfish)
-    board = chess.Board(start)
+    board = chess.Board(start, chess960=job.chess960)
     game = object()
     moves: list[str] = []
     limit = chess.engine.Limit(nodes=job.nodes)
@@ -216,17 +232,19 @@ def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:
         moves.append(move.uci())
 
 
-def mentor_scores(path: str, fens: list[str], mentor: tuple[str, int]) -> list[int]:
+def mentor_scores(path: str, fens: list[str], mentor: tuple[str, int],
+                  chess960: bool = False) -> list[int]:
     """Stockfish's score of each position in centipawns, side to move's view,
-    mates and larger scores clamped to +-MENTOR_CLAMP_CP. The hash is cleared
-    before each position, so a score does not depend on the ones before it."""
+    mates and larger scores clamped to +-MENTOR_CLAMP_CP (Chess960 positions told
+    as such, so their castling rights count). The hash is cleared before each
+    position, so a score does not depend on the ones before it."""
     import chess
     import chess.engine
     engine = stockfish_for(path)
     limit = chess.engine.Limit(**{mentor[0]: mentor[1]})
     scores = []
     for fen in fens:
-        info = engine.analyse(chess.Board(fen), limit, game=object())
+        info = engine.analyse(chess.Board(fen, chess960=chess960), limit, game=object())
         cp = info["score"].relative.score(mate_score=10 * MENTOR_CLAMP_CP)
         scores.append(max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, cp)))
     return scores

@@ -29,9 +29,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from genchess.files import package_file
 from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
 
 PROG = "genchess positions"
+DEFAULT_OPENINGS = package_file("data", "openings.epd")
 
 
 class UsageError(Exception):
@@ -62,6 +64,14 @@ class PositionsRun:
                 args.mentor = parse_mentor(args.mentor)
             except argparse.ArgumentTypeError as e:
                 raise UsageError(f"--mentor: {e}") from None
+        from genchess.strength.openings import check_variant
+        try:
+            self.chess960 = check_variant(args.variant) == "chess960"
+        except ValueError as e:
+            raise UsageError(f"--variant: {e}") from None
+        # Chess960 without a file: the 960 start positions themselves.
+        self.openings = args.openings if args.openings is not None else \
+            None if self.chess960 else str(DEFAULT_OPENINGS)
         self.plays = self._plays()
         if not self.plays and not args.pgn:
             raise UsageError("nothing to do: give --pgn FILE ... and/or --play ENGINE --games N")
@@ -134,7 +144,8 @@ class PositionsRun:
 
     def _jobs(self):
         from genchess.fitness.making import PositionsJob
-        from genchess.strength.openings import OpeningError, read_openings
+        from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, chess960_openings,
+                                                read_openings)
         from genchess_core import Board, FenError
         args = self.args
         jobs: list[PositionsJob] = []
@@ -148,37 +159,45 @@ class PositionsRun:
                     bad += 1
                     self.warn(f"{where}: {game}; game skipped")
                     continue
-                start, moves, result = game
+                start, moves, result, chess960 = game
                 try:
                     Board(start)
                 except FenError as e:       # a variant start python-chess accepts and we do not
                     bad += 1
                     self.warn(f"{where}: {e}; game skipped")
                     continue
-                jobs.append(PositionsJob(len(jobs), where, None, start, tuple(moves), result, **common))
+                jobs.append(PositionsJob(len(jobs), where, None, start, tuple(moves), result,
+                                         chess960=chess960, **common))
         if self.plays:
             def bad_opening(message):
                 nonlocal bad
                 bad += 1
                 self.warn(f"{message}; opening skipped")
-            try:
-                openings = read_openings(args.openings, on_error=bad_opening)
-            except OpeningError as e:
-                raise UsageError(str(e)) from None
+            if self.openings is None:
+                openings = chess960_openings(CHESS960_POSITIONS, args.seed)
+            else:
+                try:
+                    openings = read_openings(self.openings, on_error=bad_opening, chess960=self.chess960)
+                except OpeningError as e:
+                    raise UsageError(str(e)) from None
             for engine, games, nodes in self.plays:
                 for _ in range(games):
                     opening = openings[len(jobs) % len(openings)]
                     jobs.append(PositionsJob(len(jobs), engine, engine, opening.fen, opening.moves,
-                                             nodes=nodes, random_plies=args.random_plies, **common))
+                                             nodes=nodes, random_plies=args.random_plies,
+                                             chess960=self.chess960, **common))
         return jobs, bad
 
     def _recipe(self) -> dict:
         """Everything that decides which positions the run writes."""
         args = self.args
+        # Named only when it is Chess960, so a standard run's recipe is what it always was.
+        variant = {"variant": "chess960"} if self.chess960 else {}
         return {
             "pgn": [str(p) for p in args.pgn],
             "play": [list(p) for p in self.plays],
-            "openings": str(args.openings) if self.plays else None,
+            **variant,
+            "openings": self.openings if self.plays else None,
             "random_plies": args.random_plies,
             "seed": args.seed,
             "skip_plies": args.skip_plies,
@@ -355,6 +374,10 @@ class PositionsRun:
               f"-> {self.out} (skipped: "
               + (", ".join(f"{k.replace('resolved_', '')} {v}" for k, v in skipped.items()) or "none")
               + (f"; {self.bad_games} bad PGN games or openings" if self.bad_games else "") + ")")
+        if c["castling_dropped"]:
+            print(f"{PROG}: {c['castling_dropped']} positions lost a castling right: one named by "
+                  f"its rook's file (a Chess960 rook with another rook of its side further out), "
+                  f"which a packed position set would read as the outer rook's", file=sys.stderr)
 
     def _lineage(self, state: dict) -> dict:
         import genchess
@@ -390,6 +413,7 @@ class PositionsRun:
                         **{k.replace("resolved_", "resolution_"): v for k, v in c.items()
                            if k.startswith("resolved_") and k != "resolved_quiet"}},
             "sampled": c["sampled"],
+            **({"castling_rights_dropped": c["castling_dropped"]} if c["castling_dropped"] else {}),
             "seconds": state["seconds"],
             "progress": state,
             # The tuner's fits (K per label kind) hold only for the set they were fitted on.
@@ -404,8 +428,8 @@ def _progress(total: int, done: int):
 
 
 def read_pgn_games(path):
-    """(where, (start fen, uci moves, result)) for each game of a PGN file, or
-    (where, problem) for a game that cannot be used."""
+    """(where, (start fen, uci moves, result, Chess960 or not)) for each game of a PGN
+    file, or (where, problem) for a game that cannot be used."""
     import logging
 
     import chess.pgn
@@ -438,4 +462,4 @@ def read_pgn_games(path):
             except ValueError as e:
                 yield where, f"bad position ({e})"
                 continue
-            yield where, (start, moves, result)
+            yield where, (start, moves, result, board.chess960)

@@ -5,8 +5,10 @@ TLS keeps strangers off a cluster, but a worker that was broken into, or is just
 broken, can still send back anything as a game. GameExecutor (executors.py) hands
 every GameResult to `result_problem` and never passes on one it refuses. The replay
 uses python-chess, not the Cython core the worker ran, so neither a bug in the core
-nor a tampered copy of it can vouch for its own games. A result passes when it
-answers the job that was sent (same players, same start), every move is legal from
+nor a tampered copy of it can vouch for its own games; a Chess960 game is replayed
+on python-chess's Chess960 board (castling king-takes-rook, rights kept by rook).
+A result passes when it answers the job that was sent (same players, same start,
+same variant), every move is legal from
 the start, the game did not go on past a position that ends it, and its end is one
 the game's rules allow, with the result that end gives:
 
@@ -55,16 +57,22 @@ def result_problem(result, job) -> str | None:
         record = result.record
         if record.opening_plies:
             return f"{record.opening_plies} plies are marked as an opening the job did not give"
-        start = chess.Board(job.start_fen) if job.start_fen else chess.Board()
-        if _position(record.start_fen) != _position(start.fen()):
+        if record.chess960 != job.chess960:
+            return f"the game is {_variant(record.chess960)}, but the job asked for {_variant(job.chess960)}"
+        start = chess.Board(job.start_fen, chess960=job.chess960) if job.start_fen else chess.Board()
+        if _position(record.start_fen, job.chess960) != _position(start.fen(), job.chess960):
             return f"the game starts from {record.start_fen!r}, not from the job's position"
         return record_problem(record, timed=job.depth is None)
     except Exception as e:          # anything at all may come back from a worker
         return f"the record cannot be read ({type(e).__name__}: {e})"
 
 
-def _position(fen: str) -> str:
-    board = chess.Board(fen)
+def _variant(chess960: bool) -> str:
+    return "Chess960" if chess960 else "standard chess"
+
+
+def _position(fen: str, chess960: bool) -> str:
+    board = chess.Board(fen, chess960=chess960)
     return board.fen(en_passant="legal")
 
 
@@ -74,7 +82,7 @@ def record_problem(record: GameRecord, *, timed: bool, adjudication: Adjudicatio
     (a clock or not, adjudication or not, the move limit), or None."""
     if record.result not in RESULTS:
         return f"the result {record.result!r} is none of {', '.join(RESULTS)}"
-    board = chess.Board(record.start_fen)
+    board = chess.Board(record.start_fen, chess960=record.chess960)
     for ply, uci in enumerate(record.moves, start=1):
         if ply > record.opening_plies:      # play_game plays an opening without asking
             if ply > max_plies:

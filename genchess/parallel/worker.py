@@ -45,6 +45,7 @@ class GameJob:
     features: int = ALL_FEATURES        # the search's heuristics (e.g. KENDALL_WHITWELL_FEATURES)
     quiescence_cap: float = 0.0         # quiescence ends at this many times the depth; 0: never
     nodes: int | None = None    # a fixed node count per move and no clock (deterministic players)
+    chess960: bool = False      # played by Chess960's rules: castling written king-takes-rook
 
     @classmethod
     def between(cls, white, black, **settings) -> GameJob:
@@ -92,5 +93,5 @@ def play_job(job: GameJob) -> GameResult:
         spent[0] += used
 
     control = None if job.depth or job.nodes else TimeControl(job.seconds, job.increment)
-    record = play_game(white, black, job.start_fen, control, on_move=on_move)
+    record = play_game(white, black, job.start_fen, control, on_move=on_move, chess960=job.chess960)
     return GameResult(job, record, spent[0])

@@ -34,6 +34,28 @@ def placement(fen: str) -> list[str]:
     return squares
 
 
+def castling_sides(board) -> dict[str, str]:
+    """{uci: 'O-O' or 'O-O-O'} of the legal castling moves, in the board's spelling:
+    in Chess960 the king may move one file or none, so its squares do not say."""
+    return {uci: side for side, uci in board.castling_moves().items()}
+
+
+def read_coordinates(board, text: str) -> str:
+    """The legal move that coordinates `text` name, in the board's spelling: as
+    Board.parse_uci reads them (castling as king-takes-rook, or as the king's move
+    where king and rook stand on the standard squares), or castling written as the
+    king's move from anywhere (b1g1: a king on b1 castling short) when that is no
+    other king move. MoveError if none."""
+    from genchess_core import MoveError
+    try:
+        return board.parse_uci(text)
+    except MoveError:
+        for side, uci in board.castling_moves().items():
+            if text == uci[:2] + ("g" if side == "O-O" else "c") + uci[1]:
+                return uci
+        raise
+
+
 class PlayerSpecError(ValueError):
     """A player spelling that names no player, or a genome that cannot be loaded."""
 

@@ -7,7 +7,10 @@ matches what the person typed against the legal moves, so every message can say
 exactly why an entry was refused: malformed, illegal (and why, as far as a
 beginner needs) or ambiguous (with the candidates). Reading is lenient where no
 ambiguity can arise: check marks and annotations are ignored, `0-0` means `O-O`,
-piece letters may be lower case except `b` (a b-pawn move when one is legal).
+piece letters may be lower case except `b` (a b-pawn move when one is legal), and
+castling may also be typed in coordinates as the king's move or king-takes-rook
+(in Chess960 too, where O-O is the king going to g1 and its rook to f1 from
+wherever they stand).
 
 Input goes through HumanIO, which reads whole lines from a file descriptor with a
 timeout, so a running clock can flag a person who is still thinking.
@@ -21,8 +24,9 @@ import select
 import sys
 import time
 
-from genchess.players import SQUARE_INDEX, placement
+from genchess.players import SQUARE_INDEX, castling_sides, placement, read_coordinates
 from genchess.match import GameEnded, TimeExpired  # noqa: F401  (TimeExpired: raised by HumanIO)
+from genchess_core import MoveError
 
 PIECE_NAMES = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "queen", "K": "king"}
 HELP = """\
@@ -46,24 +50,20 @@ class MoveInputError(ValueError):
 
 # ------------------------------------------------------------------ SAN
 
-def _is_castle(arr, frm, to) -> bool:
-    return arr[frm].upper() == "K" and abs(frm % 8 - to % 8) == 2
-
-
-def _san_body(arr, move: str, legal: list[str]) -> str:
+def _san_body(arr, move: str, legal: list[str], castles: dict[str, str]) -> str:
     """SAN without the check mark."""
-    frm, to = SQUARE_INDEX[move[:2]], SQUARE_INDEX[move[2:4]]
+    if move in castles:
+        return castles[move]
+    frm = SQUARE_INDEX[move[:2]]
     piece = arr[frm].upper()
-    if _is_castle(arr, frm, to):
-        return "O-O" if to % 8 == 6 else "O-O-O"
-    capture = arr[to] != "." or (piece == "P" and frm % 8 != to % 8)
+    capture = arr[SQUARE_INDEX[move[2:4]]] != "." or (piece == "P" and move[0] != move[2])
     if piece == "P":
         text = (move[0] + "x" if capture else "") + move[2:4]
         if len(move) == 5:
             text += "=" + move[4].upper()
         return text
     rivals = [m for m in legal if m[2:4] == move[2:4] and m[:2] != move[:2]
-              and arr[SQUARE_INDEX[m[:2]]] == arr[frm]]
+              and arr[SQUARE_INDEX[m[:2]]] == arr[frm] and m not in castles]
     disambiguation = ""
     if rivals:
         if all(m[0] != move[0] for m in rivals):
@@ -91,14 +91,15 @@ def san(board, move: str) -> str:
     if move not in legal:
         raise ValueError(f"{move} is not legal in {board.fen()}")
     arr = placement(board.fen())
-    return _san_body(arr, move, legal) + _suffix(board, move)
+    return _san_body(arr, move, legal, castling_sides(board)) + _suffix(board, move)
 
 
 def san_moves(board) -> dict[str, str]:
     """{uci: san} for every legal move."""
     legal = board.legal_moves()
     arr = placement(board.fen())
-    return {m: _san_body(arr, m, legal) + _suffix(board, m) for m in legal}
+    castles = castling_sides(board)
+    return {m: _san_body(arr, m, legal, castles) + _suffix(board, m) for m in legal}
 
 
 def san_line(board, moves: list[str]) -> list[str]:
@@ -141,14 +142,14 @@ def parse_move(board, text: str) -> str:
         raise MoveInputError("illegal", "The game is over: there is no legal move.")
     arr = placement(board.fen())
     white = board.turn == "w"
-    sans = {m: _san_body(arr, m, legal) for m in legal}
+    castles = castling_sides(board)
+    sans = {m: _san_body(arr, m, legal, castles) for m in legal}
 
     castle = entry.replace("0", "O").replace("o", "O").replace(" ", "")
     if castle in ("O-O", "OO", "O-O-O", "OOO"):
         long = len(castle.replace("-", "")) == 3
-        for move in legal:
-            frm, to = SQUARE_INDEX[move[:2]], SQUARE_INDEX[move[2:4]]
-            if _is_castle(arr, frm, to) and (to % 8 == 2) == long:
+        for move, side in castles.items():
+            if (side == "O-O-O") == long:
                 return move
         side = "queenside" if long else "kingside"
         raise _illegal(board, raw, f"{_side_name(board)} cannot castle {side} now")
@@ -164,10 +165,10 @@ def parse_move(board, text: str) -> str:
         raise MoveInputError("malformed", f"Malformed move {raw!r}: type a move such as e4, Nf3, "
                                           "exd5, O-O, e8=Q or e2e4 ('help' for more).")
     piece, from_file, from_rank, capture, dest, promo = m.groups()
-    found = _san_candidates(arr, legal, piece or "P", from_file, from_rank, dest, promo)
+    found = _san_candidates(arr, legal, castles, piece or "P", from_file, from_rank, dest, promo)
     if not found and piece is None and from_file == "b" and from_rank is None:
         # "bc4" / "bxc4" read as a b-pawn move first; a bishop move if no pawn can.
-        bishop = _san_candidates(arr, legal, "B", None, None, dest, promo)
+        bishop = _san_candidates(arr, legal, castles, "B", None, None, dest, promo)
         if bishop:
             found = bishop
             piece, from_file = "B", None
@@ -181,13 +182,13 @@ def parse_move(board, text: str) -> str:
                                         from_rank, dest, promo))
 
 
-def _san_candidates(arr, legal, piece, from_file, from_rank, dest, promo) -> list[str]:
+def _san_candidates(arr, legal, castles, piece, from_file, from_rank, dest, promo) -> list[str]:
     found = []
     for move in legal:
         frm = SQUARE_INDEX[move[:2]]
         if arr[frm].upper() != piece or move[2:4] != dest:
             continue
-        if _is_castle(arr, frm, SQUARE_INDEX[dest]):
+        if move in castles:
             continue                      # castling is written O-O, not Kg1
         if from_file and move[0] != from_file:
             continue
@@ -222,6 +223,10 @@ def _match_coordinates(board, arr, legal, sans, raw, frm, to, promo) -> str:
     move = frm + to + (promo.lower() if promo else "")
     if move in legal:
         return move
+    try:
+        return read_coordinates(board, move)       # castling in the other spelling
+    except MoveError:
+        pass
     promotions = [m for m in legal if m[:4] == frm + to and len(m) == 5]
     if promotions and not promo:
         raise _ambiguous(raw, [sans[m] for m in promotions], " needs a promotion piece")

@@ -38,7 +38,8 @@ Where the paper is ambiguous, what we chose:
   vulnerability (iv): the square root of the moves a queen would have on the
   king's square (captures twice, king lifted off the board), subtracted.
   Castling (v): +1 if any castling right remains, +1 if castling would be legal
-  were it the machine's move, +1 if the move just made was castling. Pawns (vi):
+  were it the machine's move, +1 if the move just made was castling (in Chess960
+  by its rules: castling is no capture, though written king-takes-rook). Pawns (vi):
   0.2 per rank advanced from the starting rank; (vii) +0.3 if a piece other than
   a pawn defends it. Opponent's king: (ix) +0.5 if in check; (viii) +1 for the
   threat of mate, meaning the machine would have a mate in one if it could move
@@ -125,6 +126,25 @@ def _own(piece: str, white: bool) -> bool:
     return piece != "." and piece.isupper() == white
 
 
+def is_castling(arr: list[str], frm: int, to: int) -> bool:
+    """Whether a legal move from frm to to castles, as Board writes castling: the
+    king's move two files (king and rook on standard squares, standard notation) or
+    the king taking its own rook (Chess960 notation, or any other castling)."""
+    return arr[frm].upper() == "K" and (abs(frm % 8 - to % 8) == 2 or _own(arr[to], arr[frm].isupper()))
+
+
+def takes(arr: list[str], frm: int, to: int) -> bool:
+    """Whether a move from frm to to lands on an enemy piece (Chess960's castling,
+    written king-takes-rook, lands on its own rook; en passant on no piece)."""
+    return arr[to] != "." and arr[to].isupper() != arr[frm].isupper()
+
+
+def victim_value(arr: list[str], move: str) -> float:
+    """The value of the piece a move lands on, for ordering captures first."""
+    frm, to, _ = parse_uci(move)
+    return PIECE_VALUES[arr[to].upper()] if takes(arr, frm, to) else 0.0
+
+
 def count_attackers(arr: list[str], sq: int, white: bool, pawns: bool = True,
                     stop_at: int = 99) -> int:
     """How many pieces of `white`'s colour attack `sq` (x-rays not counted)."""
@@ -208,20 +228,51 @@ def weighted_mobility(arr: list[str], sq: int, white: bool, legal: bool = True) 
     return count
 
 
-def can_castle_now(arr: list[str], castling: str, white: bool) -> bool:
-    """Whether `white` could castle if it were its move (rights, empty and safe path)."""
+def castling_rooks(arr: list[str], castling: str, white: bool) -> list[int]:
+    """The squares of the rooks `white` keeps a castling right with, from a FEN's
+    castling field: K and Q the outermost rook on that side of the king (X-FEN, and
+    standard chess), a file letter that file's rook (X-FEN and Shredder-FEN)."""
     rank = 0 if white else 56
-    king = "K" if white else "k"
-    if arr[rank + 4] != king or attacked(arr, rank + 4, not white):
-        return False
-    for right, rook_sq, empty, safe in (("K", 7, (5, 6), (5, 6)), ("Q", 0, (1, 2, 3), (3, 2))):
-        if (right if white else right.lower()) not in castling:
+    rook = "R" if white else "r"
+    king = king_square(arr, white)
+    if king // 8 != rank // 8:
+        return []
+    king_file = king % 8
+    rooks = []
+    for right in castling:
+        if not right.isalpha() or right.isupper() != white:
             continue
-        if arr[rank + rook_sq] != ("R" if white else "r"):
+        right = right.upper()
+        if right == "K":
+            files = [f for f in range(7, king_file, -1) if arr[rank + f] == rook][:1]
+        elif right == "Q":
+            files = [f for f in range(king_file) if arr[rank + f] == rook][:1]
+        else:
+            files = [f for f in [ord(right) - ord("A")] if arr[rank + f] == rook]
+        rooks += [rank + f for f in files]
+    return rooks
+
+
+def can_castle_now(arr: list[str], castling: str, white: bool) -> bool:
+    """Whether `white` could castle if it were its move: a right, and by Chess960's
+    rules (standard chess's among them) the king not in check, every square the
+    king and its rook cross or land on empty but for the two of them, and none
+    the king crosses or lands on attacked once both have left their squares."""
+    rank = 0 if white else 56
+    for rook in castling_rooks(arr, castling, white):
+        king = king_square(arr, white)
+        short = rook > king
+        king_to, rook_to = rank + (6 if short else 2), rank + (5 if short else 3)
+        crossed = set(range(min(king, king_to), max(king, king_to) + 1)) | \
+            set(range(min(rook, rook_to), max(rook, rook_to) + 1))
+        if any(arr[s] != "." for s in crossed - {king, rook}):
             continue
-        if any(arr[rank + s] != "." for s in empty):
+        if attacked(arr, king, not white):
             continue
-        if any(attacked(arr, rank + s, not white) for s in safe):
+        lifted = arr[:]
+        lifted[king] = lifted[rook] = "."
+        if any(attacked(lifted, s, not white)
+               for s in range(min(king, king_to), max(king, king_to) + 1)):
             continue
         return True
     return False
@@ -250,7 +301,7 @@ def could_give_check(arr: list[str], move: str, enemy_king: int) -> bool:
     frm, to, promo = parse_uci(move)
     piece = arr[frm].upper()
     if piece == "K":
-        return abs(frm % 8 - to % 8) == 2          # castling: the rook may check
+        return is_castling(arr, frm, to)            # castling: the rook may check
     if SAME_LINE[frm][enemy_king] or SAME_DIAGONAL[frm][enemy_king]:
         return True                                 # a discovered check is possible
     kind = promo or piece
@@ -302,8 +353,7 @@ def position_play(board, arr: list[str], white: bool, castled: bool) -> float:
             score += 0.2 * ((rank - 1) if white else (6 - rank))
             if count_attackers(arr, sq, white, pawns=False, stop_at=1):
                 score += 0.3
-    rights = "KQ" if white else "kq"
-    if any(r in castling for r in rights):
+    if any(right.isalpha() and right.isupper() == white for right in castling):
         score += 1.0
         if can_castle_now(arr, castling, white):
             score += 1.0
@@ -411,7 +461,7 @@ class TuringPlayer:
         arr = placement(board.fen())
         # Captures first, biggest victim first: good cut-offs, and what a
         # clock-cut search has looked at is what matters most.
-        moves.sort(key=lambda m: -PIECE_VALUES.get(arr[parse_uci(m)[1]].upper(), 0.0))
+        moves.sort(key=lambda m: -victim_value(arr, m))
         values: dict[str, float] = {}
         replies: dict[str, str | None] = {}
         best = -math.inf
@@ -419,7 +469,7 @@ class TuringPlayer:
         try:
             for move in moves:
                 frm, to, _ = parse_uci(move)
-                capture_sq = to if arr[to] != "." else None
+                capture_sq = to if takes(arr, frm, to) else None
                 board.push_uci(move)
                 try:
                     value, reply = self._after_own_move(board, me, best, capture_sq)
@@ -442,7 +492,7 @@ class TuringPlayer:
             if plays and self._deadline and time.monotonic() > self._deadline:
                 break
             frm, to, _ = parse_uci(move)
-            castled = arr[frm].upper() == "K" and abs(frm % 8 - to % 8) == 2
+            castled = is_castling(arr, frm, to)
             board.push_uci(move)
             plays[move] = position_play(board, placement(board.fen()), me, castled)
             board.pop()
@@ -482,11 +532,11 @@ class TuringPlayer:
         if board.outcome(claim_draw=True).termination is not None:
             return 1.0, None
         arr = placement(board.fen())
-        moves.sort(key=lambda m: -PIECE_VALUES.get(arr[parse_uci(m)[1]].upper(), 0.0))
+        moves.sort(key=lambda m: -victim_value(arr, m))
         worst, worst_reply = math.inf, None
         for move in moves:
             frm, to, _ = parse_uci(move)
-            is_capture = arr[to] != "." or (arr[frm].upper() == "P" and frm % 8 != to % 8)
+            is_capture = takes(arr, frm, to) or (arr[frm].upper() == "P" and frm % 8 != to % 8)
             board.push_uci(move)
             try:
                 value = self._after_reply(board, me, alpha - EPS, worst,
@@ -537,7 +587,7 @@ class TuringPlayer:
                 beta = min(beta, best)
         for move in considerable:
             frm, to, _ = parse_uci(move)
-            is_capture = arr[to] != "." or (arr[frm].upper() == "P" and frm % 8 != to % 8)
+            is_capture = takes(arr, frm, to) or (arr[frm].upper() == "P" and frm % 8 != to % 8)
             board.push_uci(move)
             try:
                 replies = board.legal_moves()
@@ -579,7 +629,7 @@ class TuringPlayer:
             if victim == "." and mover == "P" and frm % 8 != to % 8:
                 victim_sq = to - 8 if white else to + 8         # en passant
                 victim = arr[victim_sq]
-            if victim == ".":
+            if victim == "." or _own(victim, white):            # own: Chess960 castling
                 continue
             value = PIECE_VALUES[victim.upper()]
             ok = to == capture_sq

@@ -54,7 +54,12 @@ def add_common_arguments(p) -> None:
                         "(default: genchess/data/openings.epd; its move list for engines that "
                         "cannot set up positions)")
     p.add_argument("--plies", type=int, default=8, metavar="N", help="plies of each PGN opening (default 8)")
-    p.add_argument("--seed", type=int, metavar="N", help="shuffle the openings with this seed")
+    p.add_argument("--variant", metavar="VARIANT",
+                   help="standard (the default) or chess960: each game pair starts from one of "
+                        "Chess960's 960 start positions, chosen by --seed (or from the --openings "
+                        "file's positions, played by Chess960's rules)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="shuffle the openings with this seed (chess960: choose the start positions)")
     p.add_argument("--concurrency", type=int, metavar="N",
                    help="games at once (default: half the cores)")
     p.add_argument("--pgn", metavar="FILE", help="append every game to this PGN file")
@@ -90,6 +95,15 @@ def parse_adjudication(args):
     return rules if rules.active else None
 
 
+def parse_variant(args) -> bool:
+    """Whether the games are Chess960 (--variant, or the gauntlet config's variant)."""
+    from genchess.strength.openings import check_variant
+    try:
+        return check_variant(args.variant or "standard") == "chess960"
+    except ValueError as e:
+        raise UsageError(f"--variant: {e}") from None
+
+
 def check_common(args) -> None:
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
@@ -102,14 +116,19 @@ def check_common(args) -> None:
             raise UsageError(f"cannot write PGN file {args.pgn}: {e.strerror}") from None
 
 
-def load_openings(args, specs):
-    """The openings for these engines; engines that cannot set up positions get
-    the shipped move-list openings unless a file was given."""
-    from genchess.strength.openings import OpeningError, read_openings
+def load_openings(args, specs, games: int):
+    """The openings of a match of `games` games for these engines; engines that
+    cannot set up positions get the shipped move-list openings unless a file was
+    given. In Chess960 without a file: one start position per game pair (all 960
+    at most), chosen by --seed (0 without one, so that --resume finds the same)."""
+    from genchess.strength.openings import OpeningError, chess960_openings, read_openings
+    chess960 = parse_variant(args)
+    if chess960 and not args.openings:
+        return chess960_openings((games + 1) // 2, args.seed if args.seed is not None else 0)
     needs_moves = [s for s in specs if s.needs_moves]
     path = args.openings or (DEFAULT_MOVE_OPENINGS if needs_moves else DEFAULT_OPENINGS)
     try:
-        openings = read_openings(path, args.plies)
+        openings = read_openings(path, args.plies, chess960=chess960)
     except OpeningError as e:
         raise UsageError(str(e)) from None
     for spec in needs_moves:
@@ -123,12 +142,12 @@ def load_openings(args, specs):
     return openings
 
 
-def probe_all(texts):
+def probe_all(texts, chess960: bool = False):
     from genchess.strength.engines import SpecError, parse_engine_spec, probe
     specs = []
     for text in texts:
         try:
-            specs.append(probe(parse_engine_spec(text)))
+            specs.append(probe(parse_engine_spec(text), chess960))
         except SpecError as e:
             raise UsageError(str(e)) from None
     return specs
@@ -160,15 +179,16 @@ def run_match(args) -> int:
         raise UsageError(f"--games must be at least 1, not {games}")
     if args.resume and not args.pgn:
         raise UsageError("--resume continues the match in a PGN file: give it with --pgn FILE")
-    specs = probe_all(args.engines)
-    openings = load_openings(args, specs)
+    chess960 = parse_variant(args)
+    specs = probe_all(args.engines, chess960)
+    openings = load_openings(args, specs, games)
     out = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))
     adjudication = parse_adjudication(args)
     runner = MatchRunner((specs[0], specs[1]), control, openings, games, args.concurrency, sprt,
                          args.pgn, out, adjudication=adjudication)
     out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at {control.spelling()}, "
-        f"{len(openings)} openings, {runner.concurrency} at once"
+        f"{len(openings)} {'Chess960 ' if chess960 else ''}openings, {runner.concurrency} at once"
         + (f", SPRT [{sprt.elo0:g}, {sprt.elo1:g}]" if sprt else "")
         + (f", adjudication: {adjudication.describe()}" if adjudication else ""))
     if args.resume:

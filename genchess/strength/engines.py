@@ -55,6 +55,10 @@ class SpecError(ValueError):
     """A side that names no engine, or an engine that cannot be started."""
 
 
+class VariantError(SpecError):
+    """An engine that runs but cannot play the match's variant (Chess960)."""
+
+
 @dataclass(frozen=True)
 class EngineSpec:
     text: str                           # as written, for messages
@@ -186,14 +190,15 @@ def _option_value(text: str):
 def chess_board(board):
     """The python-chess board of a genchess_core Board, with its whole move
     history from the game's start (so repetitions count and an engine without
-    setboard is sent only moves)."""
+    setboard is sent only moves); a Chess960 board stays one, so python-chess tells
+    the engine (UCI_Chess960, xboard's variant fischerandom)."""
     import chess
 
     moves = list(board.move_stack)
     root = board.copy()
     for _ in moves:
         root.pop()
-    result = chess.Board(root.fen())
+    result = chess.Board(root.fen(), chess960=board.chess960)
     for move in moves:
         result.push_uci(move)
     return result
@@ -246,10 +251,12 @@ def start_engine(spec: EngineSpec):
     return engine
 
 
-def probe(spec: EngineSpec) -> EngineSpec:
+def probe(spec: EngineSpec, chess960: bool = False) -> EngineSpec:
     """Start an external engine once, in the main process, to find out before any
-    game whether it runs, answers its protocol and takes its options; and whether
-    it needs its openings as moves. Returns the spec completed; SpecError if not."""
+    game whether it runs, answers its protocol and takes its options; whether it
+    needs its openings as moves; and, for Chess960, whether it plays it (UCI_Chess960,
+    xboard's variant fischerandom, and positions set up). Returns the spec
+    completed; SpecError if not."""
     if not spec.external:
         player = make_match_player(spec)    # loads the genome: a bad file fails here
         return dataclasses.replace(spec, name=player.name)
@@ -260,6 +267,9 @@ def probe(spec: EngineSpec) -> EngineSpec:
         engine = start_engine(spec)
     except chess.engine.EngineError as e:
         if spec.kind == "xboard" and "setboard" in str(e) and not spec.needs_moves:
+            if chess960:
+                raise VariantError(f"engine {spec.text!r} cannot set up positions (xboard "
+                                   f"setboard=0), so it cannot play Chess960") from None
             return probe(dataclasses.replace(spec, needs_moves=True))
         raise SpecError(f"engine {spec.text!r}: {e}") from None
     except (asyncio.TimeoutError, TimeoutError):
@@ -268,7 +278,12 @@ def probe(spec: EngineSpec) -> EngineSpec:
     except (chess.engine.EngineTerminatedError, OSError) as e:
         raise SpecError(f"engine {spec.text!r} could not be started or died at once: {e}") from None
     name = spec.name or engine.id.get("name") or os.path.basename(spec.argv[0])
+    plays_chess960 = "UCI_Chess960" in engine.options if spec.kind == "uci" else \
+        "fischerandom" in str(engine.protocol.features.get("variants", "")).split(",")
     quit_engine(engine)
+    if chess960 and not plays_chess960:
+        raise VariantError(f"engine {spec.text!r} does not play Chess960 (it offers no "
+                        + ("UCI_Chess960 option)" if spec.kind == "uci" else "variant fischerandom)"))
     return dataclasses.replace(spec, name=name)
 
 

@@ -6,10 +6,11 @@ clocks: the match runner), then one rating is fitted to all the results at once
 interval, and written as a markdown table and a PNG of score against opponent
 rating with the fitted curve.
 
-The config is `key = value` lines and one `[opponent NAME]` section per
-opponent, each with `command` (an engine spelling as `genchess match` takes it)
-and `rating` (a number, optionally followed by how it was measured, or the word
-`unmeasured`). Opponents whose command is not installed are skipped with a
+The config is `key = value` lines (engine, games, tc, openings, concurrency, pgn,
+variant) and one `[opponent NAME]` section per opponent, each with `command` (an
+engine spelling as `genchess match` takes it) and `rating` (a number, optionally
+followed by how it was measured, or the word `unmeasured`). Opponents whose
+command is not installed, or that cannot play the variant, are skipped with a
 note; `unmeasured` ones are skipped unless --include-unmeasured (then their
 rating is ignored in the fit: the point is printed, not fitted). See
 genchess/data/gauntlet.cfg.
@@ -26,7 +27,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOP_KEYS = {"engine": str, "games": int, "tc": str, "openings": str, "concurrency": int, "pgn": str}
+TOP_KEYS = {"engine": str, "games": int, "tc": str, "openings": str, "concurrency": int, "pgn": str,
+            "variant": str}
 
 
 class GauntletError(ValueError):
@@ -84,6 +86,12 @@ def parse_gauntlet(path: str | Path) -> GauntletConfig:
                 config.settings[key] = TOP_KEYS[key](value)
             except ValueError:
                 raise GauntletError(f"{path}:{n}: {key}: expected a whole number, not {value!r}") from None
+            if key == "variant":
+                from genchess.strength.openings import check_variant
+                try:
+                    config.settings[key] = check_variant(value)
+                except ValueError as e:
+                    raise GauntletError(f"{path}:{n}: variant: {e}") from None
         elif key == "command":
             current.command = value
         elif key == "rating":
@@ -158,17 +166,17 @@ def plot(path: Path, engine: str, rows, fit) -> None:
 
 def run_gauntlet(args, out=print) -> int:
     from genchess.strength.cli import (UsageError, load_openings, parse_adjudication, parse_control,
-                                       probe_all)
+                                       parse_variant, probe_all)
     from genchess.strength.ratings import Opponent, fit_rating
     from genchess.strength.runner import MatchRunner, ResumeError
-    from genchess.strength.engines import SpecError, parse_engine_spec
+    from genchess.strength.engines import SpecError, VariantError, parse_engine_spec, probe
 
     try:
         config = parse_gauntlet(args.config)
     except GauntletError as e:
         raise UsageError(str(e)) from None
     s = config.settings
-    for key in ("tc", "openings", "concurrency", "pgn"):
+    for key in ("tc", "openings", "concurrency", "pgn", "variant"):
         if getattr(args, key, None) is None and key in s:
             setattr(args, key, s[key])
     args.tc = args.tc or "10+0.1"
@@ -179,7 +187,8 @@ def run_gauntlet(args, out=print) -> int:
     engine_text = args.engine or s.get("engine", "genchess")
     control = parse_control(args)
     adjudication = parse_adjudication(args)
-    engine = probe_all([engine_text])[0]
+    chess960 = parse_variant(args)
+    engine = probe_all([engine_text], chess960)[0]
     todo = []
     for anchor in config.anchors:
         if args.opponents and not re.search(args.opponents, anchor.name):
@@ -200,10 +209,16 @@ def run_gauntlet(args, out=print) -> int:
     rows = []
     interrupted = False
     for anchor, spec in todo:
-        opponent = probe_all([spec.text])[0]
-        openings = load_openings(args, [engine, opponent])
+        try:
+            opponent = probe(spec, chess960)
+        except VariantError as e:
+            out(f"skipping {anchor.name}: {e}")
+            continue
+        except SpecError as e:
+            raise UsageError(str(e)) from None
+        openings = load_openings(args, [engine, opponent], games)
         out(f"--- {engine.name} vs {anchor.name} ({anchor.rating if anchor.rating is not None else 'unmeasured'}): "
-            f"{games} games at {control.spelling()}")
+            f"{games} games at {control.spelling()}" + (", Chess960" if chess960 else ""))
         runner = MatchRunner((engine, opponent), control, openings, games, args.concurrency,
                              None, args.pgn, out, event=f"GenChess gauntlet {config.path.name}",
                              adjudication=adjudication)

@@ -80,7 +80,8 @@ def play_match_job(job: MatchJob) -> tuple[MatchJob, GameRecord]:
     first, second = _players(job.engines)
     white, black = (first, second) if job.first_is_white else (second, first)
     record = play_game(white, black, job.opening.fen, job.control, max_plies=job.max_plies,
-                       opening_moves=job.opening.moves, adjudication=job.adjudication)
+                       opening_moves=job.opening.moves, adjudication=job.adjudication,
+                       chess960=job.opening.chess960)
     return job, record
 
 
@@ -216,6 +217,10 @@ class MatchRunner:
                     raise ResumeError(f"{where}: {headers.get('White')} - {headers.get('Black')}, "
                                       f"but this match plays {first} - {second} there (name the "
                                       f"engines as before)")
+                variant = "Chess960" if self.opening_of(number).chess960 else "standard"
+                if headers.get("Variant", "standard").lower() != variant.lower():
+                    raise ResumeError(f"{where}: Variant {headers.get('Variant', 'standard')}, but "
+                                      f"this match plays {variant} (give the same --variant)")
                 # Openings by file name and line: the same file read from another
                 # checkout (another directory) is the same opening.
                 opening = self.opening_of(number).source or "-"

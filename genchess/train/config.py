@@ -55,6 +55,10 @@ COMMON_KEYS = [
     Key("seed", "int", "random seed, for reproducible runs", "seed"),
     Key("opening file", "file", "EPD file of positions to start games from, drawn at random "
         "(default: the standard start position)", "opening_file"),
+    Key("variant", "choice", "standard, or chess960: every game starts from one of Chess960's "
+        "960 start positions (a game pair from the same one), drawn with the run's seed, or "
+        "from the opening file's positions played by Chess960's rules", "variant",
+        choices=("standard", "chess960")),
     Key("search", "mode", "iterative, budget (the Look Ahead Gene's time budget), ga or minimax",
         "search"),
     Key("time limit", "duration", "stop cleanly after this long, e.g. 2 hours, 30 minutes, 90 seconds",
@@ -132,6 +136,7 @@ class CommonSettings:
     Each method's config class also names its method in a class attribute `method`."""
     seed: int | None = None
     opening_file: Path | None = None
+    variant: str = "standard"
     search: str = "iterative"
     time_limit: float | None = None
     quiet: bool = False
@@ -141,6 +146,11 @@ class CommonSettings:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     champion: object = None             # champion.ChampionSettings, or None: no champion
+
+    @property
+    def chess960(self) -> bool:
+        """Whether the run's games are Chess960 (their jobs say so: GameJob.chess960)."""
+        return self.variant == "chess960"
 
     def tls(self):
         """The TLS files of a tls:// scheduler (executors.TlsFiles), None without them;

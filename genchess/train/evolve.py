@@ -473,7 +473,7 @@ class EvolveTrainer(Run):
         cfg = self.config
         return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=-1,
                                seconds=cfg.game_time, search_mode=cfg.search,
-                               increment=cfg.increment)
+                               increment=cfg.increment, chess960=cfg.chess960)
 
     def champion_openings(self) -> list[str | None]:
         if self.openings:

@@ -305,7 +305,7 @@ class GenePoolTrainer(Run):
         seconds = game_time(self.round - 1, cfg.min_time, cfg.max_time, cfg.time_increment,
                             cfg.oscillating)
         return GameJob.between(white, black, start_fen=fen, round=self.round, pool=-1,
-                               seconds=seconds, search_mode=cfg.search)
+                               seconds=seconds, search_mode=cfg.search, chess960=cfg.chess960)
 
     def champion_openings(self) -> list[str | None]:
         return self.openings or [None]
@@ -326,7 +326,8 @@ class GenePoolTrainer(Run):
                 fen = rng.choice(self.openings) if self.openings else None
                 jobs.append(GameJob.between(self.pools.genomes[white], self.pools.genomes[black],
                                             start_fen=fen, round=self.round, pool=pool,
-                                            seconds=seconds, search_mode=cfg.search))
+                                            seconds=seconds, search_mode=cfg.search,
+                                            chess960=cfg.chess960))
         return jobs
 
     def play_round(self, executor, deadline) -> None:

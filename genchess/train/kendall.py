@@ -137,7 +137,7 @@ def kendall_job(config: KendallConfig, white: Genome, black: Genome, fen: str | 
     paper's search heuristics and quiescence cap (`where`: the game's round and pool)."""
     return GameJob.between(white, black, start_fen=fen, depth=config.depth,
                            features=KENDALL_WHITWELL_FEATURES,
-                           quiescence_cap=config.quiescence_cap, **where)
+                           quiescence_cap=config.quiescence_cap, chess960=config.chess960, **where)
 
 
 # ------------------------------------------------------------------ operators

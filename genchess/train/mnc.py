@@ -150,6 +150,9 @@ def check_mnc(path: Path, values: dict[str, object], lines: dict[str, int]) -> N
         if "opening file" in values:
             raise ConfigError(f"{path}:{lines['book file']}: give a book file or an opening file, "
                               f"not both (opening file at line {lines['opening file']})")
+        if values.get("variant") == "chess960":
+            raise ConfigError(f"{path}:{lines['book file']}: a book's lines start from the standard "
+                              f"position: no book with variant = chess960 (line {lines['variant']})")
         from genchess.book import Book, BookError
         try:
             Book(values["book file"]).close()
@@ -504,7 +507,7 @@ class MncTrainer(Run):
         cfg = self.config
         return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=pool,
                                seconds=cfg.game_time, search_mode=cfg.search,
-                               increment=cfg.increment, depth=cfg.depth)
+                               increment=cfg.increment, depth=cfg.depth, chess960=cfg.chess960)
 
     def champion_openings(self) -> list[str | None]:
         """The run's own start positions: book lines drawn once (the same for every

@@ -35,14 +35,18 @@ from genchess.train.config import ConfigError
 TIME_LIMIT = "time limit"       # step()/finished() reason: the time limit cut the run
 
 
-def start_positions(path: Path | None) -> list[str] | None:
+def start_positions(path: Path | None, chess960: bool = False) -> list[str] | None:
     """The FENs an opening file's games start from (EPD, PGN or moves: whatever
-    `genchess match` reads), None without a file; a bad file is a ConfigError."""
+    `genchess match` reads), None without a file; a bad file is a ConfigError. In
+    Chess960 without a file: the 960 start positions, in one fixed shuffled order
+    (the methods draw from them with the run's seed, and the champion's game pairs
+    walk them in that order, the same for every challenge and every run)."""
+    from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, chess960_fen,
+                                            chess960_numbers, read_start_positions)
     if path is None:
-        return None
-    from genchess.strength.openings import OpeningError, read_start_positions
+        return [chess960_fen(n) for n in chess960_numbers(CHESS960_POSITIONS)] if chess960 else None
     try:
-        return read_start_positions(path)
+        return read_start_positions(path, chess960)
     except OpeningError as e:
         raise ConfigError(str(e)) from None
 
@@ -59,7 +63,7 @@ class Run:
                                                     tls=config.tls()))
         self.progress = progress
         self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
-        self.openings = start_positions(config.opening_file)
+        self.openings = start_positions(config.opening_file, config.chess960)
         self.games_before = 0           # games in the run's files when this process began
         self.games_this_run = 0
         self.bar = None
