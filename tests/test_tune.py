@@ -133,3 +133,16 @@ def test_genchess_plot_draws_every_numbers_path(tmp_path):
     assert done.returncode == 0, done.stderr
     for name in ("numbers.png", "results.png"):
         assert (tmp_path / "run.txt_plots" / name).stat().st_size > 5000
+
+
+def test_a_chess960_tune_plays_from_chess960_starts(tmp_path):
+    import chess
+    assert run(write_config(tmp_path, generations="2", variant="chess960")) == 0
+    _, iterations = read_records(tmp_path / "run.txt")
+    assert len(iterations) == 2
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    trainer = trainer_for(parse_config(write_config(fresh, variant="chess960")), out=lambda line: None)
+    starts = trainer.openings
+    assert len(starts) == 960 and chess.STARTING_FEN in starts
+    assert trainer.job(trainer.start_genome, trainer.start_genome, starts[0]).chess960

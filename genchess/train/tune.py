@@ -308,9 +308,10 @@ class TuneTrainer(Run):
         cfg = self.config
         if cfg.nodes:
             return GameJob.between(white, black, start_fen=fen, round=self.iteration + 1,
-                                   search_mode=cfg.search, nodes=cfg.nodes)
+                                   search_mode=cfg.search, nodes=cfg.nodes, chess960=cfg.chess960)
         return GameJob.between(white, black, start_fen=fen, round=self.iteration + 1,
-                               seconds=cfg.game_time, increment=cfg.increment, search_mode=cfg.search)
+                               seconds=cfg.game_time, increment=cfg.increment, search_mode=cfg.search,
+                               chess960=cfg.chess960)
 
     def pair_jobs(self, a, b, rng: random.Random) -> list[GameJob]:
         """`pairs` game pairs of genome a against genome b, each pair from one opening."""
