@@ -177,11 +177,13 @@ def test_computer_v_computer_with_thinking_and_pgn(tmp_path):
     assert game.headers["TimeControl"] == "20+0.1"
     assert game.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
     assert f"Result: {game.headers['Result']}" in proc.stdout
-    # Same seed, same game.
-    again = play("turing", "random", "--seed", "4", "--time", "20", "--increment", "0.1",
-                 "--pgn", str(pgn), timeout=300)
-    assert again.returncode == 0
-    first, second = read_pgn(pgn)
+
+    # Same seed, same game: untimed, so that a loaded machine cannot cut a search short.
+    untimed = tmp_path / "untimed.pgn"
+    for _ in range(2):
+        again = play("turing", "random", "--seed", "4", "--pgn", str(untimed), timeout=300)
+        assert again.returncode == 0, again.stderr
+    first, second = read_pgn(untimed)
     assert list(first.mainline_moves()) == list(second.mainline_moves())
 
 
