@@ -86,3 +86,13 @@ def test_ctrl_c_stops_the_match_with_130_and_every_counted_game_in_the_pgn(tmp_p
             games += 1
     score = [line for line in bg.stdout_lines if line.startswith("Score of ")]
     assert score and score[0].endswith(f" {games} games"), (score, games)
+
+
+def test_a_node_count_is_refused_for_an_xboard_engine_that_cannot_keep_one():
+    # python-chess asks an xboard engine for a node limit only through its nps feature;
+    # without it every game would end as a protocol error, so the match refuses at once.
+    xboard = " ".join(genchess_command("xboard")[0])
+    done = match("genchess", f"xboard:{xboard} name=X", "--tc", "nodes=200", "--games", "2")
+    assert done.returncode == 2, done.stderr
+    assert "cannot keep to a node count (xboard without the nps feature)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -142,12 +142,12 @@ def load_openings(args, specs, games: int):
     return openings
 
 
-def probe_all(texts, chess960: bool = False):
+def probe_all(texts, chess960: bool = False, nodes: bool = False):
     from genchess.strength.engines import SpecError, parse_engine_spec, probe
     specs = []
     for text in texts:
         try:
-            specs.append(probe(parse_engine_spec(text), chess960))
+            specs.append(probe(parse_engine_spec(text), chess960, nodes))
         except SpecError as e:
             raise UsageError(str(e)) from None
     return specs
@@ -180,7 +180,7 @@ def run_match(args) -> int:
     if args.resume and not args.pgn:
         raise UsageError("--resume continues the match in a PGN file: give it with --pgn FILE")
     chess960 = parse_variant(args)
-    specs = probe_all(args.engines, chess960)
+    specs = probe_all(args.engines, chess960, control.nodes is not None)
     openings = load_openings(args, specs, games)
     out = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))

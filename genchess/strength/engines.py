@@ -251,12 +251,13 @@ def start_engine(spec: EngineSpec):
     return engine
 
 
-def probe(spec: EngineSpec, chess960: bool = False) -> EngineSpec:
+def probe(spec: EngineSpec, chess960: bool = False, nodes: bool = False) -> EngineSpec:
     """Start an external engine once, in the main process, to find out before any
     game whether it runs, answers its protocol and takes its options; whether it
-    needs its openings as moves; and, for Chess960, whether it plays it (UCI_Chess960,
-    xboard's variant fischerandom, and positions set up). Returns the spec
-    completed; SpecError if not."""
+    needs its openings as moves; for Chess960, whether it plays it (UCI_Chess960,
+    xboard's variant fischerandom, and positions set up); and, for a node count per
+    move, whether it can keep to one (an xboard engine needs the nps feature).
+    Returns the spec completed; SpecError if not."""
     if not spec.external:
         player = make_match_player(spec)    # loads the genome: a bad file fails here
         return dataclasses.replace(spec, name=player.name)
@@ -270,7 +271,7 @@ def probe(spec: EngineSpec, chess960: bool = False) -> EngineSpec:
             if chess960:
                 raise VariantError(f"engine {spec.text!r} cannot set up positions (xboard "
                                    f"setboard=0), so it cannot play Chess960") from None
-            return probe(dataclasses.replace(spec, needs_moves=True))
+            return probe(dataclasses.replace(spec, needs_moves=True), chess960, nodes)
         raise SpecError(f"engine {spec.text!r}: {e}") from None
     except (asyncio.TimeoutError, TimeoutError):
         raise SpecError(f"engine {spec.text!r} did not answer {spec.kind} within "
@@ -280,7 +281,11 @@ def probe(spec: EngineSpec, chess960: bool = False) -> EngineSpec:
     name = spec.name or engine.id.get("name") or os.path.basename(spec.argv[0])
     plays_chess960 = "UCI_Chess960" in engine.options if spec.kind == "uci" else \
         "fischerandom" in str(engine.protocol.features.get("variants", "")).split(",")
+    counts_nodes = spec.kind == "uci" or bool(engine.protocol.features.get("nps"))
     quit_engine(engine)
+    if nodes and not counts_nodes:
+        raise SpecError(f"engine {spec.text!r} cannot keep to a node count (xboard without the "
+                        f"nps feature): give the match a clock or a depth")
     if chess960 and not plays_chess960:
         raise VariantError(f"engine {spec.text!r} does not play Chess960 (it offers no "
                         + ("UCI_Chess960 option)" if spec.kind == "uci" else "variant fischerandom)"))

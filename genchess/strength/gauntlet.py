@@ -188,7 +188,7 @@ def run_gauntlet(args, out=print) -> int:
     control = parse_control(args)
     adjudication = parse_adjudication(args)
     chess960 = parse_variant(args)
-    engine = probe_all([engine_text], chess960)[0]
+    engine = probe_all([engine_text], chess960, control.nodes is not None)[0]
     todo = []
     for anchor in config.anchors:
         if args.opponents and not re.search(args.opponents, anchor.name):
@@ -210,7 +210,7 @@ def run_gauntlet(args, out=print) -> int:
     interrupted = False
     for anchor, spec in todo:
         try:
-            opponent = probe(spec, chess960)
+            opponent = probe(spec, chess960, control.nodes is not None)
         except VariantError as e:
             out(f"skipping {anchor.name}: {e}")
             continue
