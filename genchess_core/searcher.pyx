@@ -339,16 +339,19 @@ cdef class Searcher:
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
-               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
+               bint keep_time_limits=False):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
-        the search then. In budget mode `depth` counts passes and the passes
-        together spend about `budget_nodes`. Mode `minimax` is iterative deepening
-        with every feature off (plain minimax, no pruning, no quiescence). The result
-        and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
-        lines: [(score, pv as UCI list)] best first."""
+        the search then. keep_time_limits: ignore both and keep what set_time_limits()
+        set (a caller that arms the clock itself, so that a ponderhit landing while
+        the search starts is not undone). In budget mode `depth` counts passes and
+        the passes together spend about `budget_nodes`. Mode `minimax` is iterative
+        deepening with every feature off (plain minimax, no pruning, no quiescence).
+        The result and each on_iteration(info) carry depth, seldepth, nodes, time,
+        hashfull and lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
         cdef int features = s.features
@@ -359,7 +362,8 @@ cdef class Searcher:
             s.features = 0
             try:
                 return self.search(board, max_depth, node_limit, soft_time, hard_time,
-                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration)
+                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration,
+                                   keep_time_limits)
             finally:
                 s.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted, previous = 0
@@ -369,7 +373,8 @@ cdef class Searcher:
         s.seldepth = 0
         s.aspiration_researches = 0
         s.node_limit = node_limit
-        self.set_time_limits(soft_time, hard_time)
+        if not keep_time_limits:
+            self.set_time_limits(soft_time, hard_time)
         s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
         tt_new_search(&self.tt)
         memset(s.killers, 0, sizeof(s.killers))
