@@ -16,7 +16,7 @@ from genchess_core.movegen cimport generate_legal, GEN_ALL
 from genchess_core.evaluate cimport (evaluate, make_params, eval_caches_new, eval_caches_free,
                                      eval_caches_attach, EVAL_SCALE, EVAL_LIMIT)
 from genchess_core.tt cimport (TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
-                               tt_store, tt_hashfull, BOUND_EXACT)
+                               tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
 from genchess_core.search cimport *
 from genchess_core.movepick cimport order_moves, demote_losing_captures, pick_move
@@ -332,10 +332,15 @@ cdef class Searcher:
         cdef TTEntry* f = &self.tt.entries[other.pos.key & self.tt.mask]
         e.data = f.data
 
-    def store(self, Board board, int score, int depth):
-        """Put an exact score for `board` (side to move's view) in the hash table,
-        as a search to `depth` would: for tests of the table's depth rule."""
-        tt_store(&self.tt, board.pos.key, score, BOUND_EXACT, depth, MOVE_NONE)
+    def store(self, Board board, int score, int depth, int move=MOVE_NONE, int bound=BOUND_EXACT):
+        """Put a score for `board` (side to move's view) in the hash table, exact
+        unless `bound` says otherwise, as a search to `depth` would: for tests of the
+        table's depth rule. `move` is a raw 16-bit code (types.pxd), stored unchecked:
+        tests plant an illegal move, or another position's, under the right key, as
+        a torn write that passed the table's check would leave it."""
+        if not 0 <= move <= 0xFFFF or bound not in (BOUND_UPPER, BOUND_LOWER, BOUND_EXACT):
+            raise ValueError(f"store: move {move} or bound {bound} out of range")
+        tt_store(&self.tt, board.pos.key, score, bound, depth, <Move>move)
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
