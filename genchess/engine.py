@@ -175,6 +175,10 @@ class Engine(BackgroundSearch):
         self.ga_nodes = DEFAULT_POOL_NODES   # GA mode: node pool size
         self.nps_estimate = DEFAULT_NPS
         self.book = None            # a genchess.book.Book: asked once per move, before searching
+        # A ponderhit's time limits and a search's own are set under this lock: a
+        # ponderhit can arrive before the search thread has armed its clock, and the
+        # search must then keep the ponderhit's limits, not think on without any.
+        self._clock = threading.Lock()
         self.skill: float = levels.MAX_SKILL     # strength level (genchess.levels); 20: full strength
         self.level_rng = random.Random()         # a level's choice among its best moves
         self.genome: Genome
@@ -232,8 +236,9 @@ class Engine(BackgroundSearch):
         """The opponent played the pondered move: continue as a normal timed search."""
         # The clock runs from now (the ponderhit), not from the `go ponder`.
         budget = self._budget(Limits(**{**limits.__dict__, "ponder": False, "received": None}))
-        self.searcher.set_time_limits(budget.soft, budget.hard)
-        self._ponderhit.set()
+        with self._clock:
+            self.searcher.set_time_limits(budget.soft, budget.hard)
+            self._ponderhit.set()
 
     def search(self, limits: Limits, on_info: Callable[[Info], None] | None = None) -> SearchResult:
         """Search the current position synchronously (trainers, players, tests)."""
@@ -265,13 +270,17 @@ class Engine(BackgroundSearch):
 
     def _think(self, limits, on_info) -> SearchResult:
         done = threading.Event()
+        reporter = None
         if on_info is not None:
-            threading.Thread(target=self._progress_reports, args=(done, on_info),
-                             daemon=True).start()
+            reporter = threading.Thread(target=self._progress_reports, args=(done, on_info),
+                                        name="genchess-progress", daemon=True)
+            reporter.start()
         try:
             return self._search(limits, on_info)
         finally:
             done.set()
+            if reporter is not None:
+                reporter.join()     # no progress line after the best move, no thread left
 
     def _progress_reports(self, done: threading.Event, on_info):
         start = time.monotonic()
@@ -327,16 +336,20 @@ class Engine(BackgroundSearch):
                              string=raw.get("string", "")))
 
         searchmoves = limits.searchmoves or None
+        with self._clock:
+            if not (limits.ponder and self._ponderhit.is_set()):
+                self.searcher.set_time_limits(budget.soft, budget.hard)
         if mode == "ga":
-            raw = ga_search(self.searcher, board, node_limit, budget.soft, budget.hard, searchmoves,
-                            level=self.ga_init_level, pool_nodes=self.ga_nodes, on_iteration=report)
+            raw = ga_search(self.searcher, board, node_limit, searchmoves=searchmoves,
+                            level=self.ga_init_level, pool_nodes=self.ga_nodes, on_iteration=report,
+                            keep_time_limits=True)
         else:
             raw = self.searcher.search(
                 board, max_depth=max(limits.depth, 1) if limits.depth is not None
                 else (2 * limits.mate + 1 if limits.mate else 126),
-                node_limit=node_limit, soft_time=budget.soft, hard_time=budget.hard,
-                searchmoves=searchmoves, multipv=multipv, mode=mode,
-                budget_nodes=budget_nodes, mate=limits.mate or 0, on_iteration=report)
+                node_limit=node_limit, searchmoves=searchmoves, multipv=multipv, mode=mode,
+                budget_nodes=budget_nodes, mate=limits.mate or 0, on_iteration=report,
+                keep_time_limits=True)
         if reported["nodes"] is not None and raw["nodes"] != reported["nodes"] and raw["depth"]:
             # Stopped inside an iteration (a node limit, the clock, `stop`): the last
             # line again with every node searched, so that a GUI's count is the search's.

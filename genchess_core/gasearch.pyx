@@ -599,12 +599,13 @@ cdef class _GA:
 
 def ga_search(Searcher searcher, Board board, U64 node_limit=0, soft_time=None, hard_time=None,
               searchmoves=None, int level=1, int pool_nodes=GA_DEFAULT_NODES, on_iteration=None,
-              U64 seed=0):
+              U64 seed=0, bint keep_time_limits=False):
     """Run the GA tree search on `board` with `searcher`'s evaluation, stop flag and
     limits (call searcher.clear_stop() first). The result has the keys of
     Searcher.search (depth and seldepth are the tree height) and `string`: tree
     size, branches and generations. The GA ends at soft_time (hard_time if none),
-    the node limit, a stop, or a full pool."""
+    the node limit, a stop, or a full pool; with keep_time_limits, at the limits
+    searcher.set_time_limits() set instead (as Searcher.search)."""
     cdef Move moves[MAX_MOVES]
     cdef int n, i, node
     cdef _GA ga = _GA()
@@ -615,7 +616,8 @@ def ga_search(Searcher searcher, Board board, U64 node_limit=0, soft_time=None, 
     s.nodes = 0
     s.seldepth = 0
     s.node_limit = node_limit
-    searcher.set_time_limits(soft_time, hard_time)
+    if not keep_time_limits:
+        searcher.set_time_limits(soft_time, hard_time)
     end_time = searcher.soft_deadline if searcher.soft_deadline > 0 else s.deadline
     n = set_root_moves(s, searchmoves)
     if n == 0:

@@ -14,13 +14,7 @@ from genchess_core.types cimport *
 from genchess_core.position cimport Position, Undo, make_move, in_check, repetition_count, move_to_uci
 from genchess_core.movegen cimport generate_legal, GEN_ALL, insufficient_material
 from genchess_core.board cimport Board
-
-cdef extern from *:
-    """
-    /* Read a flag another thread may set, without letting the compiler cache it. */
-    static inline int genchess_read_flag(int* flag) { return *(volatile int*)flag; }
-    """
-    int read_flag "genchess_read_flag"(int* flag) noexcept nogil
+from genchess_core.atomics cimport gc_shared_int
 
 
 cdef double now_seconds() noexcept nogil:
@@ -65,7 +59,7 @@ cdef int playout(Position* p, U64* rng, int max_plies, int side, int* plies) noe
 cdef class MonteCarlo:
     """Playouts for every root move, round-robin, until the time is up or stop()."""
     cdef U64 rng
-    cdef int stop_flag
+    cdef gc_shared_int stop_flag     # stop() from another thread (atomics.h)
     cdef int n_root
     cdef Move root[MAX_MOVES]
     cdef double total[MAX_MOVES]
@@ -149,7 +143,7 @@ cdef class MonteCarlo:
                     self.playouts = done
                     if i == n - 1:
                         # Stop only between rounds, so every move has as many playouts.
-                        if read_flag(&self.stop_flag):
+                        if self.stop_flag:
                             break
                         if max_playouts > 0 and done >= max_playouts:
                             break

@@ -10,6 +10,7 @@ from genchess_core.types cimport (U64, Move, MAX_PLY, MAX_MOVES, PAWN, FLAG_CAPT
 from genchess_core.position cimport Position
 from genchess_core.evaluate cimport EvalParams
 from genchess_core.tt cimport TT
+from genchess_core.atomics cimport gc_shared_int, gc_shared_double
 
 cdef enum:
     # Heuristic switches, so each one's effect on node counts can be measured.
@@ -123,8 +124,8 @@ cdef struct SearchState:
     TT* tt
     U64 nodes
     U64 node_limit              # 0: none
-    double deadline             # monotonic seconds; 0: none
-    int stop
+    gc_shared_double deadline   # monotonic seconds; 0: none (a ponderhit sets it mid-search)
+    gc_shared_int stop          # set by `stop`, the limits, or the main thread for its helpers
     int seldepth
     int features
     int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap

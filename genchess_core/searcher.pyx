@@ -16,7 +16,7 @@ from genchess_core.movegen cimport generate_legal, GEN_ALL
 from genchess_core.evaluate cimport (evaluate, make_params, eval_caches_new, eval_caches_free,
                                      eval_caches_attach, EVAL_SCALE, EVAL_LIMIT)
 from genchess_core.tt cimport (TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_new_search, tt_probe,
-                               tt_store, tt_hashfull, BOUND_EXACT)
+                               tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
 from genchess_core.search cimport *
 from genchess_core.movepick cimport order_moves, demote_losing_captures, pick_move
@@ -332,23 +332,31 @@ cdef class Searcher:
         cdef TTEntry* f = &self.tt.entries[other.pos.key & self.tt.mask]
         e.data = f.data
 
-    def store(self, Board board, int score, int depth):
-        """Put an exact score for `board` (side to move's view) in the hash table,
-        as a search to `depth` would: for tests of the table's depth rule."""
-        tt_store(&self.tt, board.pos.key, score, BOUND_EXACT, depth, MOVE_NONE)
+    def store(self, Board board, int score, int depth, int move=MOVE_NONE, int bound=BOUND_EXACT):
+        """Put a score for `board` (side to move's view) in the hash table, exact
+        unless `bound` says otherwise, as a search to `depth` would: for tests of the
+        table's depth rule. `move` is a raw 16-bit code (types.pxd), stored unchecked:
+        tests plant an illegal move, or another position's, under the right key, as
+        a torn write that passed the table's check would leave it."""
+        if not 0 <= move <= 0xFFFF or bound not in (BOUND_UPPER, BOUND_LOWER, BOUND_EXACT):
+            raise ValueError(f"store: move {move} or bound {bound} out of range")
+        tt_store(&self.tt, board.pos.key, score, bound, depth, <Move>move)
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
-               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None):
+               mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
+               bint keep_time_limits=False):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
-        the search then. In budget mode `depth` counts passes and the passes
-        together spend about `budget_nodes`. Mode `minimax` is iterative deepening
-        with every feature off (plain minimax, no pruning, no quiescence). The result
-        and each on_iteration(info) carry depth, seldepth, nodes, time, hashfull and
-        lines: [(score, pv as UCI list)] best first."""
+        the search then. keep_time_limits: ignore both and keep what set_time_limits()
+        set (a caller that arms the clock itself, so that a ponderhit landing while
+        the search starts is not undone). In budget mode `depth` counts passes and
+        the passes together spend about `budget_nodes`. Mode `minimax` is iterative
+        deepening with every feature off (plain minimax, no pruning, no quiescence).
+        The result and each on_iteration(info) carry depth, seldepth, nodes, time,
+        hashfull and lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
         cdef int features = s.features
@@ -359,7 +367,8 @@ cdef class Searcher:
             s.features = 0
             try:
                 return self.search(board, max_depth, node_limit, soft_time, hard_time,
-                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration)
+                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration,
+                                   keep_time_limits)
             finally:
                 s.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted, previous = 0
@@ -369,7 +378,8 @@ cdef class Searcher:
         s.seldepth = 0
         s.aspiration_researches = 0
         s.node_limit = node_limit
-        self.set_time_limits(soft_time, hard_time)
+        if not keep_time_limits:
+            self.set_time_limits(soft_time, hard_time)
         s.mode = MODE_BUDGET if mode == "budget" else MODE_ITERATIVE
         tt_new_search(&self.tt)
         memset(s.killers, 0, sizeof(s.killers))

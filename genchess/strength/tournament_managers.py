@@ -122,6 +122,7 @@ def fault_counts(games: list[Game], engines) -> dict[str, Counter]:
 
 
 def warnings(output: str) -> list[str]:
-    """cutechess's own complaints (an engine that would not start, a bad option)."""
+    """The manager's own complaints (an engine that would not start, a bad option;
+    fastchess's `Warning; Illegal PV move ...` too)."""
     return [line for line in output.splitlines()
-            if line.startswith("Warning:") or "Could not initialize" in line]
+            if line.startswith(("Warning:", "Warning;")) or "Could not initialize" in line]

@@ -1,0 +1,47 @@
+"""scripts/dev/stress_tc.py: the clock stress on more threads and under fastchess, its games
+kept where asked, and GenChess set up the way a tournament sets it (the protocol's option)."""
+
+from __future__ import annotations
+
+import argparse
+
+import chess.pgn
+
+from engine_helpers import tournament_manager
+from script_helpers import load_script, run_script
+
+stress = load_script("dev/stress_tc.py")
+
+
+def options(**given) -> argparse.Namespace:
+    values = dict(protocol="uci", search="iterative", player=None, log_dir=None, threads=1,
+                  manager="cutechess-cli")
+    return argparse.Namespace(**{**values, **given})
+
+
+def test_the_threads_are_set_by_the_protocols_option():
+    uci = stress.genchess_argv(options(threads=2), "A")
+    assert "option.Threads=2" in uci and "proto=uci" in uci and "arg=uci" in uci
+    xboard = stress.genchess_argv(options(threads=2, protocol="xboard"), "A")
+    assert "option.cores=2" in xboard and "proto=xboard" in xboard and "arg=xboard" in xboard
+    fast = stress.genchess_argv(options(threads=2, manager="fastchess"), "A")
+    assert [w for w in fast if w.startswith("args=")][0].split("=", 1)[1].split()[-3:] == \
+        ["uci", "--search", "iterative"]
+    assert not [w for w in fast if w.startswith("arg=")]
+
+
+def test_two_threads_under_fastchess_keep_their_games(tmp_path):
+    tournament_manager("fastchess")
+    done = run_script("dev/stress_tc.py", "--manager", "fastchess", "--threads", "2", "--selfplay", "2",
+                      "--stockfish", "0", "--pgn-dir", tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 games finished" in done.stdout and "time losses 0, illegal moves 0" in done.stdout
+    with open(tmp_path / "selfplay-fastchess-threads2.pgn") as f:
+        games = [g for g in iter(lambda: chess.pgn.read_game(f), None)]
+    assert len(games) == 2 and all(g.headers["Result"] != "*" for g in games)
+
+
+def test_fastchess_cannot_speak_xboard():
+    done = run_script("dev/stress_tc.py", "--manager", "fastchess", "--protocol", "xboard")
+    assert done.returncode == 2 and "fastchess speaks UCI only" in done.stderr
+    assert "Traceback" not in done.stderr
