@@ -36,9 +36,10 @@ cdef enum:
     USE_CONT_HISTORY = 1048576  # quiet moves ordered by continuation history too
     USE_SINGULAR = 2097152  # singular extensions and multi-cut
     USE_LMR_HISTORY = 4194304  # late-move reductions shrink or grow with the move's history
+    USE_IMPROVING = 8388608  # prune and reduce more where the static evaluation is falling
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
-                    | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY)
+                    | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -144,6 +145,7 @@ cdef struct SearchState:
     Move played[MAX_PLY]        # the move made at each ply of the current line (none: null move)
     int played_piece[MAX_PLY]   # ... and the piece that made it
     Move excluded[MAX_PLY]      # the move a singular-extension search leaves out at that ply
+    int static_evals[MAX_PLY]   # each ply's static evaluation on the current line (in check: none)
     int cont_history[12][64][12][64]  # by the last move's piece and square, then this move's
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]

@@ -297,8 +297,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef int scores[MAX_MOVES]
     cdef Undo u
     cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound, static_eval
-    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet, futile, lmp
-    cdef int quiets_tried, n_tried_quiets, j
+    cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet, futile, lmp, improving = False
+    cdef int quiets_tried, n_tried_quiets, j, lmp_quiets
     cdef Move tried_quiets[MAX_QUIETS_PUNISHED]
     cdef int* cont1 = NULL
     cdef Move* counter_slot
@@ -373,14 +373,35 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             and ordered and not checked):
         depth -= 1
 
-    # Step 8. Static evaluation, only where one of the prunings below can act: the
-    # genome's evaluation is the costliest thing in a node.
+    # Step 8. Static evaluation, only where one of the prunings below can act (the
+    # genome's evaluation is the costliest thing in a node), or in every node out of
+    # check when the evaluation's trend (improving) is wanted two plies on. A
+    # singular-extension search at this ply keeps the entry its node made.
     static_eval = -INFINITE_SCORE
-    if use_ab and not pv_node and not checked and excluded == MOVE_NONE and (
+    if use_ab and not checked and excluded == MOVE_NONE and (
+            s.features & USE_IMPROVING or not pv_node and (
             (s.features & USE_RFP and depth <= s.sp.rfp_max_depth)
             or (s.features & USE_FUTILITY and depth <= s.sp.futility_max_depth)
-            or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth)):
+            or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth))):
         static_eval = evaluate(p, &s.params)
+    if excluded == MOVE_NONE:
+        s.static_evals[ply] = static_eval
+    # Improving: the side to move's static evaluation is higher than at its last
+    # turn (or the one before, if it was in check then). Where it is rising, reverse
+    # futility trusts it a ply sooner (step 9); where it is falling, half as many
+    # quiet moves are tried near the leaves (step 16) and late moves are reduced a
+    # ply more (step 17): a side whose position is getting worse rarely finds its
+    # way back among the late moves. Unknown counts as rising.
+    # (search-elo.md step 12)
+    if s.features & USE_IMPROVING and not checked and s.static_evals[ply] > -INFINITE_SCORE:
+        if ply >= 2 and s.static_evals[ply - 2] > -INFINITE_SCORE:
+            improving = s.static_evals[ply] > s.static_evals[ply - 2]
+        elif ply >= 4 and s.static_evals[ply - 4] > -INFINITE_SCORE:
+            improving = s.static_evals[ply] > s.static_evals[ply - 4]
+        else:
+            improving = True
+    if pv_node:
+        static_eval = -INFINITE_SCORE   # no pruning reads it in a PV node
 
     # Step 9. Reverse futility pruning (static null move): so close to the leaves, a
     # position this far above beta stays above it whatever the opponent does, short
@@ -388,7 +409,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # (search-elo.md step 2, with futility pruning: +91 Elo, SPRT [0,10] 10+0.1, 386 games)
     if (s.features & USE_RFP and static_eval > -INFINITE_SCORE and depth <= s.sp.rfp_max_depth
             and -MATE_BOUND < beta < MATE_BOUND
-            and static_eval - depth * (s.pawn_value * s.sp.rfp_margin // 100) >= beta):
+            and static_eval - (depth - improving) * (s.pawn_value * s.sp.rfp_margin // 100) >= beta):
         return static_eval
 
     # Step 10. Futility: a node is futile where even a margin of futility_margin per
@@ -465,6 +486,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # near the leaves, out of check.
     lmp = (s.features & USE_LMP and use_ab and not pv_node and not checked
            and depth <= s.sp.lmp_max_depth)
+    lmp_quiets = (s.sp.lmp_base + depth * depth) // (1 if improving or not (s.features & USE_IMPROVING) else 2)
     quiets_tried = 0
     n_tried_quiets = 0
     best = -INFINITE_SCORE
@@ -494,7 +516,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         #   (search-elo.md step 3, with late-move reductions: +28 Elo, SPRT [0,10]
         #   10+0.1, 1338 games)
         if quiet and not gives_check and best > -MATE_BOUND:
-            if futile or (lmp and quiets_tried >= s.sp.lmp_base + depth * depth):
+            if futile or (lmp and quiets_tried >= lmp_quiets):
                 unmake_move(p, m, &u)
                 continue
         if quiet:
@@ -520,6 +542,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 reduction = s.sp.lmr[depth if depth < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1][
                     i if i < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1]
                 reduction -= pv_node + gives_check + (m == s.killers[ply][0] or m == s.killers[ply][1])
+                if s.features & USE_IMPROVING and not improving:
+                    reduction += 1
                 # Reductions by history: a ply less (more) for each lmr_history_step
                 # the move's statistics stand above (below) zero, up to
                 # lmr_history_plies: the ordering only says which move comes first,
@@ -680,6 +704,8 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
     cdef Move m
     cdef U64 start = s.nodes
     s.pv_len[0] = 0
+    if s.features & USE_IMPROVING:        # what the nodes two plies down compare with
+        s.static_evals[0] = -INFINITE_SCORE if in_check(&s.pos) else evaluate(&s.pos, &s.params)
     for i in range(first, n):
         s.root_scores[i] = -INFINITE_SCORE
     for i in range(first, n):

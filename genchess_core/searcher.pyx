@@ -102,7 +102,7 @@ FEATURE_NAMES = {
     "see_ordering": USE_SEE_ORDERING, "delta": USE_DELTA,
     "countermove": USE_COUNTERMOVE, "history_malus": USE_HISTORY_MALUS, "iir": USE_IIR,
     "cont_history": USE_CONT_HISTORY, "singular": USE_SINGULAR,
-    "lmr_history": USE_LMR_HISTORY,
+    "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL

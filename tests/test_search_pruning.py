@@ -23,7 +23,7 @@ from genchess.timeman import Limits
 from test_search import MATE_IN_1, MIDDLEGAMES, Score, assert_legal, make_engine, search
 
 # The selective switches: each may cut the tree, so each is checked here.
-PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp", "delta", "iir"]
+PRUNING_FEATURES = ["qs_see", "rfp", "futility", "lmr", "lmp", "delta", "iir", "improving"]
 # The search before issue 15's steps, with none of the switches above.
 PLAIN = ALL_FEATURES & ~sum(FEATURE_NAMES[name] for name in PRUNING_FEATURES)
 
@@ -85,7 +85,7 @@ def test_no_pruning_loses_a_forced_recapture(name, fen, recaptures, depth):
 @pytest.mark.parametrize("fen", MIDDLEGAMES)
 def test_each_pruning_saves_nodes(name, fen):
     # Internal iterative reduction acts from depth 4, so it pays off only deeper.
-    depth = 7 if name == "iir" else 5
+    depth = 6 if name == "iir" else 5
     bit = FEATURE_NAMES[name]
     with_it = search(fen, depth=depth, features=ALL_FEATURES)
     without = search(fen, depth=depth, features=ALL_FEATURES & ~bit)
@@ -261,7 +261,7 @@ def test_reductions_by_history_act_on_top_of_the_log_table():
         total = 0
         for fen in MIDDLEGAMES + MIDDLEGAMES:
             engine.set_position(fen, [])
-            total += engine.search(Limits(depth=7)).nodes
+            total += engine.search(Limits(depth=8)).nodes
         return total
 
     assert nodes(ALL_FEATURES) != nodes(ALL_FEATURES & ~bit)
