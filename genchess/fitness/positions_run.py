@@ -9,7 +9,8 @@ keeps every position written; `--resume` truncates the file to the journal's las
 length (a torn tail goes), reads back the positions already written for the
 de-duplication, and plays on from the next game. A `.gz` output is written plain
 (`<output>.part`) while running and compressed once at the end with a fixed
-header, so a resumed run and an uninterrupted one end with the same bytes. The
+header, so a resumed run and an uninterrupted one end with the same bytes; a packed
+output (`.gcpos`, `.gcpos.gz`) likewise, converted once at the end. The
 sidecar `<output>.json` (the recipe: how the set was made) says how the set was
 made; the journal is removed then. What one game gives (playing, sampling,
 resolving, labelling) is making.py's; the command's arguments are cli.py's.
@@ -30,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 from genchess.files import package_file
-from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
+from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line, read_keys
 
 PROG = "genchess positions"
 DEFAULT_OPENINGS = package_file("data", "openings.epd")
@@ -53,8 +54,11 @@ class PositionsRun:
         self.args = args
         self.started = time.monotonic()
         self.out = Path(args.output)
-        self.gz = self.out.suffix == ".gz"
-        self.work = self.out.with_name(self.out.name + ".part") if self.gz else self.out
+        # A packed set (.gcpos, fitness/packed.py) is made as EPD text like a .gz one
+        # and converted once at the end, so resuming reads and cuts lines either way.
+        self.packed = str(self.out).endswith(PACKED_SUFFIXES)
+        self.gz = self.out.suffix == ".gz" and not self.packed
+        self.work = self.out.with_name(self.out.name + ".part") if self.gz or self.packed else self.out
         self.journal = self.out.with_name(self.out.name + ".journal")
         self.sidecar = self.out.with_name(self.out.name + ".json")
         self.warnings = 0
@@ -251,6 +255,12 @@ class PositionsRun:
             if self.gz:
                 with gzip.open(self.out, "rb") as src, open(self.work, "wb") as dst:
                     shutil.copyfileobj(src, dst)
+            elif self.packed:
+                from genchess.fitness.positions import load_positions
+                try:
+                    load_positions(self.out).write(self.work)
+                except PositionSetError as e:
+                    raise UsageError(str(e)) from None
             state["offset"] = self.work.stat().st_size
             self.journal.write_text(json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n",
                                     encoding="utf-8")
@@ -360,10 +370,13 @@ class PositionsRun:
                 # mtime 0 and no name: the same positions give the same bytes.
                 with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
                     shutil.copyfileobj(src, dst)
+        elif self.packed:
+            from genchess.fitness.positions import load_positions
+            load_positions(self.work).write(self.out)
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
                  "seconds": round(seconds, 1)}
         self.sidecar.write_text(json.dumps(self._lineage(state), indent=2) + "\n", encoding="utf-8")
-        if self.gz:
+        if self.gz or self.packed:
             self.work.unlink()
         self.journal.unlink()
         c = self.counts
