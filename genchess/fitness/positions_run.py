@@ -35,18 +35,31 @@ from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetEr
 
 PROG = "genchess positions"
 DEFAULT_OPENINGS = package_file("data", "openings.epd")
+MENTORS = ("stockfish", "genchess")     # who may score the positions (--mentor)
 
 
 class UsageError(Exception):
     """A bad argument or input file: one line on stderr, exit status 2."""
 
 
-def parse_mentor(text: str) -> tuple[str, int]:
-    key, eq, value = text.strip().lower().partition("=")
-    if not eq or key not in ("depth", "nodes") or not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), not {text!r}")
-    return key, int(value)
+def parse_mentor(text: str) -> tuple[str, str, int]:
+    """("stockfish" or "genchess", "depth" or "nodes", N) from `[ENGINE:]depth=N|nodes=N`
+    (Stockfish when no engine is named)."""
+    engine, colon, limit = text.strip().lower().rpartition(":")
+    engine = engine if colon else "stockfish"
+    key, eq, value = limit.partition("=")
+    if engine not in MENTORS or not eq or key not in ("depth", "nodes") or not value.isdigit() \
+            or len(value) > 9 or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), after "
+                                         f"genchess: for GenChess's own search, not {text!r}")
+    return engine, key, int(value)
 
+
+def mentor_text(mentor: tuple[str, str, int]) -> str:
+    """The recipe's spelling: `depth=10` for Stockfish (as sets made before GenChess
+    could label its own), `genchess:nodes=5000` for GenChess."""
+    limit = f"{mentor[1]}={mentor[2]}"
+    return limit if mentor[0] == "stockfish" else f"{mentor[0]}:{limit}"
 
 
 class PositionsRun:
@@ -84,7 +97,7 @@ class PositionsRun:
                 raise UsageError(f"{path}: no such PGN file")
         self.genome_path, self.genome_text, self.genome_name = self._genome()
         self.stockfish = None
-        if args.mentor or any(engine == "stockfish" for engine, _, _ in self.plays):
+        if (args.mentor and args.mentor[0] == "stockfish") or any(engine == "stockfish" for engine, _, _ in self.plays):
             self.stockfish = self._stockfish()
         self.jobs, self.bad_games = self._jobs()
         self.recipe = self._recipe()
@@ -206,9 +219,24 @@ class PositionsRun:
             "seed": args.seed,
             "skip_plies": args.skip_plies,
             "per_game": args.per_game,
-            "mentor": f"{args.mentor[0]}={args.mentor[1]}" if args.mentor else None,
+            "mentor": mentor_text(args.mentor) if args.mentor else None,
             "genome_sha256": hashlib.sha256(self.genome_text.encode()).hexdigest(),
         }
+
+    def _mentor_lineage(self) -> dict | None:
+        """Who scored the positions, and how (the sidecar's `mentor`)."""
+        from genchess.fitness.making import MENTOR_HASH_MB, STOCKFISH_HASH_MB
+        mentor = self.args.mentor
+        if not mentor:
+            return None
+        if mentor[0] == "genchess":
+            import genchess
+            engine = {"engine": f"GenChess {genchess.__version__}", "genome": self.genome_name,
+                      "hash_mb": MENTOR_HASH_MB}
+        else:
+            engine = {"engine": self.stockfish["name"], "hash_mb": STOCKFISH_HASH_MB}
+        return {**engine, "limit": self.recipe["mentor"], "threads": 1, "hash_cleared": "before each position",
+                "view": "White" if self.packed else "side to move", "clamp_cp": MENTOR_CLAMP_CP}
 
     def warn(self, message: str) -> None:
         self.warnings += 1
@@ -405,18 +433,19 @@ class PositionsRun:
                 engines["stockfish"] = {"version": self.stockfish["name"], "path": self.stockfish["path"],
                                         "nodes_per_move": nodes, "threads": 1, "games": games}
         return {
-            "format": ("EPD: four FEN fields, c9 the game's result from White's view"
-                       + ("; ce the mentor's score in centipawns from the SIDE TO MOVE's view "
-                          f"(EPD's convention), mates and beyond clamped to +-{MENTOR_CLAMP_CP}"
-                          if args.mentor else "")),
+            "format": (("packed, 32 bytes a position (docs/positions.md#the-packed-format): the "
+                        "game's result and the mentor's score in centipawns, both from White's view"
+                        if self.packed else
+                        "EPD: four FEN fields, c9 the game's result from White's view"
+                        + ("; ce the mentor's score in centipawns from the SIDE TO MOVE's view "
+                           "(EPD's convention)" if args.mentor else ""))
+                       + (f", mates and beyond clamped to +-{MENTOR_CLAMP_CP}" if args.mentor else "")),
             "command": shlex.join(["genchess"] + sys.argv[1:]) if sys.argv else "",
             "recipe": self.recipe,
             "engines": engines,
             "resolution": {"by": f"GenChess {genchess.__version__} quiescence search",
                            "genome": self.genome_name},
-            "mentor": ({"engine": self.stockfish["name"], "limit": self.recipe["mentor"],
-                        "threads": 1, "hash_mb": 16, "view": "side to move",
-                        "clamp_cp": MENTOR_CLAMP_CP} if args.mentor else None),
+            "mentor": self._mentor_lineage(),
             "games": {"total": c["games"], "plies": c["plies"],
                       "by_source": {k[len("games_"):]: v for k, v in c.items() if k.startswith("games_")},
                       "results": {k[len("results "):]: v for k, v in c.items() if k.startswith("results ")}},
