@@ -95,13 +95,16 @@ def run_bench(tree: Path, depth: int, genome: Path | None = None) -> tuple[int, 
 
 def instructions(command: list[str]) -> tuple[int, int]:
     """The node count `command` prints and the instructions callgrind counted in it."""
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                           "--callgrind-out-file=/dev/null", *command],
                           capture_output=True, text=True)
-    nodes, counted = NODES.search(done.stdout), COLLECTED.search(done.stderr)
+    # The wrapper is a shell script that execs Python: callgrind follows the exec
+    # (--trace-children) and counts each program it ran; their sum is the command's.
+    nodes, counted = NODES.search(done.stdout), COLLECTED.findall(done.stderr)
     if done.returncode != 0 or not nodes or not counted:
         raise BenchOutputError(f"{' '.join(command[:3])} under callgrind exited with {done.returncode}: "
                                f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
-    return int(nodes.group(1)), int(counted.group(1))
+    return int(nodes.group(1)), sum(int(c) for c in counted)
 
 
 def instructions_per_node(commands: tuple[list[str], list[str]]) -> tuple[int, float]:
