@@ -57,6 +57,18 @@ def test_small_gauntlet_writes_table_and_plot(tmp_path):
     assert png.startswith(b"\x89PNG") and len(png) > 10000
 
 
+def test_without_out_the_table_goes_to_the_current_folder_not_beside_the_config(tmp_path):
+    """A shipped config lives in the installed package: its results must not."""
+    config = gauntlet_config(tmp_path)
+    here = tmp_path / "here"
+    here.mkdir()
+    argv, env = genchess_command("gauntlet", str(config), "--concurrency", "1", "--opponents", "random")
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, cwd=here)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert (here / "g_gauntlet.md").is_file() and (here / "g_gauntlet.png").is_file()
+    assert not list(tmp_path.glob("g_gauntlet.*"))
+
+
 def gauntlet_config(tmp_path):
     config = tmp_path / "g.cfg"
     config.write_text("engine = genchess\ngames = 2\ntc = depth=1\n\n"

@@ -244,7 +244,9 @@ def run_gauntlet(args, out=print) -> int:
         out("no rated games: no rating")
         return 130 if interrupted else 1
     table = markdown_table(engine.name, rows, fit)
-    stem = args.out or str(config.path.with_suffix("")) + "_gauntlet"
+    # In the current folder, not beside the config: the shipped configs live in the
+    # installed package, which is no place for a user's results (and may be read-only).
+    stem = args.out or config.path.stem + "_gauntlet"
     Path(stem + ".md").write_text(table, encoding="utf-8")
     plot(Path(stem + ".png"), engine.name, rows, fit)
     out("")
@@ -262,7 +264,8 @@ def add_gauntlet_arguments(p) -> None:
     p.add_argument("--include-unmeasured", action="store_true",
                    help="also play opponents whose rating is unmeasured (not fitted)")
     p.add_argument("--out", metavar="PREFIX", help="write PREFIX.md and PREFIX.png "
-                                                   "(default: CONFIG without suffix + _gauntlet)")
+                                                   "(default: the config's name without suffix + _gauntlet, "
+                                                   "in the current folder)")
     p.add_argument("--resume", action="store_true",
                    help="continue the gauntlet in the --pgn file: the games already there against "
                         "each opponent count, only the rest are played (same --engine, --games, "
