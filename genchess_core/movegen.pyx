@@ -176,7 +176,7 @@ cdef int generate_legal(const Position* p, Move* moves, int kind) noexcept nogil
                 n += 1
 
     # Castling: not out of, through or into check, the paths empty (the position's masks).
-    if want_quiets and not checkers:
+    if want_quiets and not checkers and p.castling & (3 << (2 * us)):
         for right in range(2 * us, 2 * us + 2):
             if p.castling & (1 << right) and not (occ & p.castle_empty[right]) \
                     and castling_is_safe(p, right, them):
@@ -187,13 +187,20 @@ cdef int generate_legal(const Position* p, Move* moves, int kind) noexcept nogil
 
 cdef inline bint castling_is_safe(const Position* p, int right, int them) noexcept nogil:
     """No square the king crosses is attacked, nor its destination once the rook has
-    moved: in Chess960 the castling rook may be what shields that square."""
-    cdef U64 path = p.castle_safe[right] & ~bit(castle_king_to(right))
+    moved. Only a Chess960 queen-side rook on the b-file can be what shields the
+    destination (castle_recheck); every other right's destination is checked with
+    the rest of its path, as standard chess needs."""
+    cdef U64 path = p.castle_safe[right]
+    cdef int to = castle_king_to(right)
+    if p.castle_recheck & (1 << right):
+        path &= ~bit(to)
+        if attackers_to(p, to, (p.all ^ bit(p.castle_rook[right])) | bit(castle_rook_to(right))) \
+                & p.occ[them]:
+            return False
     while path:
         if attackers_to(p, pop_lsb(&path), p.all) & p.occ[them]:
             return False
-    return not (attackers_to(p, castle_king_to(right), (p.all ^ bit(p.castle_rook[right]))
-                             | bit(castle_rook_to(right))) & p.occ[them])
+    return True
 
 
 cdef int generate_evasions(const Position* p, Move* moves) noexcept nogil:
@@ -318,10 +325,11 @@ cdef int legal_count_given_danger(Position* p, int c, U64 danger, U64* attack_ta
                 hit |= bit(p.ep)
     # Castling, out of check: the squares the king crosses are safe by the same map,
     # except where the rook's own move decides (castle_recheck: Chess960 only).
-    for right in range(2 * c, 2 * c + 2):
-        if p.castling & (1 << right) and not (occ & p.castle_empty[right]) \
-                and not (danger & p.castle_safe[right]):
-            n += not (p.castle_recheck & (1 << right)) or castling_is_safe(p, right, them)
+    if p.castling & (3 << (2 * c)):
+        for right in range(2 * c, 2 * c + 2):
+            if p.castling & (1 << right) and not (occ & p.castle_empty[right]) \
+                    and not (danger & p.castle_safe[right]):
+                n += not (p.castle_recheck & (1 << right)) or castling_is_safe(p, right, them)
     attack_targets[0] = hit
     return n
 

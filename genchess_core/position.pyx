@@ -132,10 +132,22 @@ cdef bint ep_capture_is_legal(const Position* p, int ep) noexcept nogil:
     return False
 
 
+cdef void castle_pieces(Position* p, int us, int frm, int to, int right) noexcept nogil:
+    """Castling's king and rook moves. Both are lifted before either is placed: in
+    Chess960 the king may land on its rook's square or stay where it is, and the rook
+    on the king's square. Apart from make_move, whose every other move then compiles
+    as it did before Chess960 (the four inlined piece updates here cost the common
+    path about 35 instructions a move in perft when they sat in it)."""
+    remove_piece(p, us * 6 + KING, frm)
+    remove_piece(p, us * 6 + ROOK, p.castle_rook[right])
+    put_piece(p, us * 6 + KING, to)
+    put_piece(p, us * 6 + ROOK, castle_rook_to(right))
+
+
 cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
     cdef int us = p.side, them = p.side ^ 1
     cdef int frm = move_from(m), to = move_to(m), flags = move_flags(m)
-    cdef int pc = p.board[frm], captured = NO_PIECE, right, ep
+    cdef int pc = p.board[frm], captured = NO_PIECE, ep
     u.key = p.key
     u.castling = p.castling
     u.ep = p.ep
@@ -157,13 +169,7 @@ cdef void make_move(Position* p, Move m, Undo* u) noexcept nogil:
         remove_piece(p, pc, frm)
         put_piece(p, us * 6 + move_promo_kind(m), to)
     elif move_is_castle(m):
-        # Lift both pieces before placing them: in Chess960 the king may land on its
-        # rook's square or stay where it is, and the rook on the king's square.
-        right = castle_right(us, flags)
-        remove_piece(p, pc, frm)
-        remove_piece(p, us * 6 + ROOK, p.castle_rook[right])
-        put_piece(p, pc, to)
-        put_piece(p, us * 6 + ROOK, castle_rook_to(right))
+        castle_pieces(p, us, frm, to, castle_right(us, flags))
     else:
         shift_piece(p, pc, frm, to)
     if pc % 6 == PAWN:
