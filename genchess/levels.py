@@ -58,10 +58,10 @@ class Measured:
 # Skills 0 and 2 lose nearly every game to Stockfish 1350, so they were rated against it
 # and the measured levels (genchess/data/levels-gauntlet.cfg); skill 0 also against skill 2.
 CALIBRATION: tuple[Measured, ...] = (
-    Measured(skill=0, elo=975, interval=109, games=80, pgn="skill-0.pgn.gz", chained=True),
-    Measured(skill=2, elo=1134, interval=109, games=60, pgn="skill-2.pgn.gz", chained=True),
-    Measured(skill=4, elo=1332, interval=139, games=24, pgn="skill-4.pgn.gz"),
-    Measured(skill=7, elo=1500, interval=124, games=30, pgn="skill-7.pgn.gz"),
+    Measured(skill=0, elo=1042, interval=108, games=80, pgn="skill-0.pgn.gz", chained=True),
+    Measured(skill=2, elo=1264, interval=95, games=60, pgn="skill-2.pgn.gz", chained=True),
+    Measured(skill=4, elo=1364, interval=129, games=24, pgn="skill-4.pgn.gz"),
+    Measured(skill=7, elo=1552, interval=147, games=30, pgn="skill-7.pgn.gz"),
     Measured(skill=14, elo=1656, interval=104, games=50, pgn="skill-14.pgn.gz"),
     Measured(skill=16, elo=2070, interval=110, games=30, pgn="skill-16.pgn.gz"),
     Measured(skill=18, elo=2146, interval=117, games=30, pgn="skill-18.pgn.gz"),
