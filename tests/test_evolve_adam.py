@@ -6,6 +6,7 @@ evaluation's sigmoid) is the ground truth."""
 from __future__ import annotations
 
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from genchess.fitness.positions import PositionSet
 from genchess.genome import load_genome, read_genomes
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.train import cli as train_cli
+from genchess.train.registry import parse_config, trainer_for
 from test_evolve import (generation_lines, labelled_set, run, without_comments,  # noqa: F401
                          write_config)
 from test_fitness_features import random_positions
@@ -112,7 +114,10 @@ def test_numbers_no_position_touches_are_frozen(tmp_path, labelled_set, optimise
     (tmp_path / "start.genome").write_text(start.with_numbers(numbers, 0).to_text())
     config = write_config(tmp_path, labelled_set, optimiser=optimiser, kind=None,
                           initial_genomes=tmp_path / "start.genome", generations=3, workers=1)
-    assert run(config) == 0
+    # Scored in a thread: no worker process to start and fill for three generations.
+    trainer = trainer_for(parse_config(config), out=lambda line: None, progress=False,
+                          executor_factory=lambda workers: ThreadPoolExecutor(workers))
+    assert trainer.run() == 0
     best = read_genomes(tmp_path / "run.txt_genomes.txt")[-1]
     assert len(edge) == 32 and np.array_equal(best.numbers()[edge], numbers[edge])
     assert len(np.flatnonzero(best.numbers() != numbers)) > 100
@@ -149,3 +154,13 @@ def test_bad_adam_configurations_are_one_line_and_write_nothing(tmp_path, labell
     assert len(err.splitlines()) == 1 and fragment in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.cfg"]
 
+
+
+def test_adam_validates_and_crowns_through_the_executor(tmp_path, labelled_set):
+    """The gradients are this process's; the games still go through the executor."""
+    config = write_config(tmp_path, labelled_set, optimiser="adam", generations=2,
+                          validation_games=2, validation_interval=2, game_time=0.05,
+                          champion_interval=2, champion_max_games=2, workers=1)
+    assert run(config) == 0
+    assert "validation 2: best vs start" in (tmp_path / "run.txt").read_text()
+    assert (tmp_path / "run.txt_champion.genome").exists()

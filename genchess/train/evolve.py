@@ -584,7 +584,7 @@ class EvolveTrainer(Run):
 METHOD = Method(
     name="evolve",
     summary="any genome kind's numbers tuned on a labelled position set (the Texel loss) by "
-            "CMA-ES or a genetic algorithm, validated by games",
+            "CMA-ES, a genetic algorithm or (linear kinds) Adam, validated by games",
     plots="genchess.train.evolve_plots:plot_run", recognises=is_evolve_records,
     keys=EVOLVE_KEYS, config=EvolveConfig, trainer=EvolveTrainer, check=check_evolve,
     files="<run file> (losses per generation, validation matches), <run file>_genomes.txt "
