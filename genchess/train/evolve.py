@@ -91,7 +91,7 @@ EVOLVE_KEYS = [
         "optimiser", choices=OPTIMISERS),
     Key("population", "int", "genomes a generation (0: CMA-ES's own default, 4 + 3 ln n; "
         "32 for the ga)", "population", 0),
-    GENERATIONS,
+    GENERATIONS.with_help("stop after this many generations (adam: epochs)"),
     Key("sigma", "float", "the first step, in each number's steps (CMA-ES's sigma0; the ga's "
         "mutation size)", "sigma", 0),
     Key("mutation rate", "float", "ga: the share of a child's numbers that mutate",
