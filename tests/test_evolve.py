@@ -148,7 +148,7 @@ def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     (dict(evolve="pieces"), "evolve: unknown group 'pieces'"),
     (dict(labels="mentor"), "mentor scores"),
     (dict(labels="mix"), "needs 'mentor weight'"),
-    (dict(optimiser="adam"), "expected one of cma-es, ga"),
+    (dict(optimiser="sgd"), "expected one of cma-es, ga, adam"),
     (dict(mentor_weight="1.5"), "must be at most 1"),
     (dict(kind=None, initial_genomes="{broken}"), "broken.genome:4: material genome: 'Knight' is not"),
 ])

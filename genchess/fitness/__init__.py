@@ -3,7 +3,7 @@
 positions` command); the Texel loss and its K (loss.py); the linear kinds'
 features, which score a whole population with one product (features.py); and the
 scoring of genomes on a set, in-process or through a trainer's executor
-(scoring.py). Trainers that score genomes by games do not need this package.
+(scoring.py); gradient descent on a linear kind's exact gradient (gradient.py). Trainers that score genomes by games do not need this package.
 """
 
 from .epd import MENTOR_CLAMP_CP, PositionSetError

@@ -31,6 +31,8 @@ scored by the C evaluation itself (PositionSet.evaluate).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from genchess.genome import MaterialGenome, PvtGenome, UnifiedGenome
@@ -52,6 +54,27 @@ def occupancy(pieces: np.ndarray) -> np.ndarray:
     """bool [n, 12, 64]: which square each of the twelve pieces stands on."""
     as_bytes = np.ascontiguousarray(pieces, dtype="<u8").view(np.uint8).reshape(len(pieces), 12, 8)
     return np.unpackbits(as_bytes, axis=2, bitorder="little").astype(bool)
+
+
+@dataclass
+class LinearMap:
+    """A linear kind's evaluation before C's rounding, in centipawns:
+    cp = matrix @ numbers + offset (matrix [positions, numbers], the numbers in
+    number_spec's order; the offset is what the fixed numbers, the unit among them,
+    add). The C evaluation truncates this to whole internal units, so the two differ
+    by less than a centipawn; the gradient of a loss is taken on this form, where it
+    exists (fitness/gradient.py). `pawn` is the unit in the numbers' own terms."""
+    matrix: object              # scipy.sparse csr_matrix
+    offset: np.ndarray
+    pawn: float
+
+    def __post_init__(self):
+        self.matrix = self.matrix.tocsr()
+        self.matrix.eliminate_zeros()       # White's and Black's counts that cancel
+
+    def touched(self) -> np.ndarray:
+        """[numbers] how many positions each number moves the evaluation of."""
+        return np.bincount(self.matrix.indices, minlength=self.matrix.shape[1])
 
 
 class MaterialFeatures:
@@ -85,6 +108,16 @@ class MaterialFeatures:
     def pawn_units(self, vectors: np.ndarray) -> np.ndarray:
         scale = float(self.template.pack()["eval_scale"])
         return np.full(len(np.atleast_2d(vectors)), self.template.weights[0] * scale)
+
+    def linear_map(self) -> LinearMap:
+        from scipy import sparse
+        t = self.template
+        fixed = np.array(t.weights + (t.centre_bonus, t.advanced_pawn_bonus))
+        tuned = list(MaterialGenome.TUNED)
+        fixed[tuned] = 0.0
+        per_cp = 100.0 / t.weights[0]               # the scale cancels: cp = counts . w / pawn
+        return LinearMap(sparse.csr_matrix(self.counts[:, tuned] * per_cp),
+                         self.counts @ fixed * per_cp, float(t.weights[0]))
 
 
 class PvtFeatures:
@@ -145,6 +178,12 @@ class PvtFeatures:
     def pawn_units(self, vectors: np.ndarray) -> np.ndarray:
         return np.full(len(np.atleast_2d(vectors)), float(self.template.material[0] * EVAL_SCALE_CP))
 
+    def linear_map(self) -> LinearMap:
+        pawn = float(self.template.material[0])
+        per_cp = 100.0 / (PHASE_MAX * pawn)
+        return LinearMap(self.matrix[:, :N_VALUES + 4] * per_cp,
+                         np.asarray(self.matrix[:, N_VALUES + 4].todense()).ravel() * pawn * per_cp, pawn)
+
 
 class UnifiedFeatures:
     """One tapered sparse row per position: a column per term and phase (all the
@@ -180,6 +219,17 @@ class UnifiedFeatures:
 
     def pawn_units(self, vectors: np.ndarray) -> np.ndarray:
         return np.full(len(np.atleast_2d(vectors)), float(self.template.mg[0] * EVAL_SCALE_CP))
+
+    def linear_map(self) -> LinearMap:
+        from genchess.genome.unified import TUNED
+        t = self.template
+        pawn = float(t.mg[0])
+        per_cp = 100.0 / (PHASE_MAX * pawn)
+        columns = [term + (0 if phase == "mg" else len(t.mg)) for phase, term in TUNED]
+        fixed = np.array(t.mg + t.eg, dtype=np.float64)
+        fixed[columns] = 0.0
+        matrix = self.matrix.tocsc()[:, columns].tocsr() * per_cp
+        return LinearMap(matrix, self.matrix @ fixed * per_cp, pawn)
 
 
 FEATURES = {MaterialGenome.KIND: MaterialFeatures, PvtGenome.KIND: PvtFeatures,

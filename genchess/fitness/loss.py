@@ -84,14 +84,31 @@ class Labels:
         if not 0.0 <= self.weight <= 1.0:
             raise ValueError(f"the mix weight must be between 0 and 1, not {self.weight:g}")
 
-    def loss(self, cp, results, mentor) -> np.ndarray:
-        """One loss per genome (column of `cp`) against these labels."""
+    def parts(self, results, mentor) -> list[tuple[float, float, np.ndarray]]:
+        """(share, K, target) of each squared error the loss sums: the results
+        with K, the mentor's expected results with K_m, or both."""
         parts = []
         if self.kind in ("result", "mix"):
-            parts.append((1.0 if self.kind == "result" else self.weight,
-                          squared_error(results, cp, self.k_result)))
+            parts.append((1.0 if self.kind == "result" else self.weight, self.k_result,
+                          np.asarray(results, dtype=float)))
         if self.kind in ("mentor", "mix"):
-            target = sigmoid(mentor, self.k_mentor)
-            parts.append((1.0 if self.kind == "mentor" else 1.0 - self.weight,
-                          squared_error(target, cp, self.k_mentor)))
-        return sum(w * part for w, part in parts)
+            parts.append((1.0 if self.kind == "mentor" else 1.0 - self.weight, self.k_mentor,
+                          sigmoid(mentor, self.k_mentor)))
+        return parts
+
+    def loss(self, cp, results, mentor) -> np.ndarray:
+        """One loss per genome (column of `cp`) against these labels."""
+        return sum(share * squared_error(target, cp, k)
+                   for share, k, target in self.parts(results, mentor))
+
+
+def loss_and_slope(parts, cp: np.ndarray) -> tuple[float, np.ndarray]:
+    """The loss of one evaluation `cp` [n] against `parts` (Labels.parts) and its
+    exact derivative by each position's cp: with s = sigmoid(K cp / 400),
+    d/dcp (t - s)^2 = 2 (s - t) s (1 - s) ln(10) K / 400, over n for the mean."""
+    loss, slope = 0.0, np.zeros(len(cp))
+    for share, k, target in parts:
+        s = sigmoid(cp, k)
+        loss += share * float(np.mean((target - s) ** 2))
+        slope += share * 2.0 * (s - target) * s * (1.0 - s) * (math.log(10.0) * k / 400.0)
+    return loss, slope / max(1, len(cp))

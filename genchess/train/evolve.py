@@ -13,6 +13,15 @@ optimiser learns from the losses:
     ga       the project's own genetic algorithm, its operators plain functions
              below: tournament selection, uniform crossover, Gaussian mutation of a
              share of the numbers, the best kept (elitism)
+    adam     gradient descent (fitness/gradient.py): a generation is an epoch of
+             minibatch Adam on the exact gradient of the loss; linear kinds only
+             (material, pvt, unified), scored in this process
+
+Numbers no training position touches (a linear kind's feature column that is zero
+on the whole training part) are frozen at their start value for every optimiser:
+no loss can tell the optimiser where they belong, so an evolving one only drifts.
+`l2 weight` adds weight * sum of (number / pawn)^2 to the loss every optimiser
+minimises, which holds the numbers few positions touch near zero.
 
 The loss proposes, games decide: every `validation interval` generations the best
 genome so far plays `validation games` against the start genome (game pairs, Elo
@@ -58,10 +67,11 @@ from genchess.train.records import (AppendFile, is_pool_record_end, set_aside,
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
-OPTIMISERS = ("cma-es", "ga")
+OPTIMISERS = ("cma-es", "ga", "adam")
 STARTS = ("given", "zero", "random")
 KINDS = ("material", "pvt", "genetic", "unified")
 DIAGONAL_ABOVE = 100            # numbers: CMA-ES keeps a diagonal covariance above this
+ADAM_L2 = 1e-6                  # adam's l2 weight unless given (measured: docs/positions.md)
 RANDOM_SPAN = 5.0               # start = random: each number within +-5 of its steps
 
 EVOLVE_KEYS = [
@@ -76,11 +86,12 @@ EVOLVE_KEYS = [
         "(each within five steps of the start genome's)", "start", choices=STARTS),
     Key("evolve", "words", "which numbers evolve: all, or groups separated by commas "
         "(material, tables, mobility, a table such as 'pawn mg', a gene's name)", "evolve"),
-    Key("optimiser", "choice", "cma-es (pycma) or ga (the project's genetic algorithm)",
+    Key("optimiser", "choice", "cma-es (pycma), ga (the project's genetic algorithm) or adam "
+        "(gradient descent, a generation an epoch; material, pvt and unified genomes)",
         "optimiser", choices=OPTIMISERS),
     Key("population", "int", "genomes a generation (0: CMA-ES's own default, 4 + 3 ln n; "
         "32 for the ga)", "population", 0),
-    GENERATIONS,
+    GENERATIONS.with_help("stop after this many generations (adam: epochs)"),
     Key("sigma", "float", "the first step, in each number's steps (CMA-ES's sigma0; the ga's "
         "mutation size)", "sigma", 0),
     Key("mutation rate", "float", "ga: the share of a child's numbers that mutate",
@@ -88,6 +99,12 @@ EVOLVE_KEYS = [
     Key("tournament size", "int", "ga: genomes drawn to pick each parent", "tournament_size", 1),
     Key("elite", "int", "ga: the best genomes copied into the next generation unchanged",
         "elite", 0),
+    Key("learning rate", "float", "adam: the largest step, in each number's steps",
+        "learning_rate", 0),
+    Key("batch size", "int", "adam: positions a step", "batch_size", 1),
+    Key("l2 weight", "float", "the weight of sum (number / pawn)^2 added to the loss, which "
+        f"holds numbers few positions touch near zero (default: {ADAM_L2:g} for adam, 0 for "
+        "cma-es and ga)", "l2_weight", 0),
     *POSITION_KEYS,
     Key("validation games", "int", "every validation interval, the best genome so far plays "
         "this many games against the start genome (0: none)", "validation_games", 0),
@@ -114,6 +131,9 @@ class EvolveConfig(PositionSettings, CommonSettings):
     mutation_rate: float = 0.05
     tournament_size: int = 3
     elite: int = 1
+    learning_rate: float = 0.1
+    batch_size: int = 2048
+    l2_weight: float | None = None
     validation_games: int = 0
     validation_interval: int = 10
     game_time: float = 1.0
@@ -122,6 +142,12 @@ class EvolveConfig(PositionSettings, CommonSettings):
 
     def companion(self, suffix: str) -> Path:
         return Path(f"{self.run_file}{suffix}")
+
+    @property
+    def l2(self) -> float:
+        if self.l2_weight is not None:
+            return self.l2_weight
+        return ADAM_L2 if self.optimiser == "adam" else 0.0
 
 
 def check_evolve(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
@@ -244,6 +270,30 @@ class EvolveTrainer(Run):
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: labels: {e} ({cfg.positions})") from None
         self.set_size = len(positions)
+        self.frozen = self.freeze_untouched(positions)
+
+    def freeze_untouched(self, positions) -> int:
+        """Drop from the evolving numbers those no training position touches; keep
+        what the gradient needs (adam) and the pawn the L2 term is counted in. The
+        number frozen."""
+        from genchess.fitness.scoring import PositionFitness
+        cfg = self.config
+        self.fitness = self.linear = self.pawn = None
+        if not self.smooth:
+            if cfg.optimiser == "adam" or cfg.l2:
+                raise ConfigError(f"{cfg.path}: {'optimiser = adam' if cfg.optimiser == 'adam' else 'l2 weight'} "
+                                  f"needs a kind whose evaluation is linear in its numbers "
+                                  f"(material, pvt, unified), not {self.start_genome.KIND}: "
+                                  f"use cma-es or ga")
+            return 0
+        fitness = PositionFitness(self.start_genome, positions, self.labels, cfg.held_out)
+        linear = fitness.features["train"].linear_map()
+        touched = linear.touched()[self.evolving] > 0
+        self.evolving = self.evolving[touched]
+        self.pawn = linear.pawn
+        if cfg.optimiser == "adam":         # gradients and scores in this process
+            self.fitness, self.linear = fitness, linear
+        return int((~touched).sum())
 
     @property
     def run_file(self) -> Path:
@@ -290,6 +340,9 @@ class EvolveTrainer(Run):
         cfg, spec, ix = self.config, self.spec, self.evolving
         lo = (spec.lo[ix] - self.origin[ix]) / spec.step[ix]
         hi = (spec.hi[ix] - self.origin[ix]) / spec.step[ix]
+        if cfg.optimiser == "adam":
+            from genchess.fitness.gradient import Adam
+            return Adam(len(ix), cfg.learning_rate, cfg.batch_size, self.seed, lo, hi)
         if cfg.optimiser == "ga":
             return GeneticAlgorithm(len(ix), cfg.population or 32, cfg.sigma, cfg.mutation_rate,
                                     cfg.elite, cfg.tournament_size, self.seed, lo, hi)
@@ -318,6 +371,11 @@ class EvolveTrainer(Run):
                              f"# GenChess evolve: the start genome of {cfg.run_file}\n"
                              + self.start_genome.to_text())
         self.first_generation = self.generation
+        if self.linear is not None:
+            from genchess.fitness.gradient import LinearTexel
+            train = self.fitness.parts["train"]
+            self.objective = LinearTexel(self.linear, self.labels, train.result, train.mentor,
+                                         self.origin, self.evolving, self.spec.step, cfg.l2)
         self.records = AppendFile(cfg.run_file)
         self.genomes_out = AppendFile(cfg.companion("_genomes.txt"))
         if self.generation == 0 and not self.written:
@@ -328,13 +386,17 @@ class EvolveTrainer(Run):
         self.out(f"{'Resuming' if self.generation else 'New'} evolve run {cfg.run_file}: "
                  f"{self.start_genome.KIND} genome, {len(self.evolving)} numbers, "
                  f"{cfg.optimiser}, {self.set_size} positions (K {self.labels.k_result:.3f}), "
-                 f"generation {self.generation}")
+                 f"generation {self.generation}"
+                 + (f"; {self.frozen} numbers no position touches are frozen" if self.frozen else ""))
 
     def header(self) -> str:
         cfg, labels = self.config, self.labels
         k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
+        optimiser = cfg.optimiser + (f" learning rate {cfg.learning_rate:g} batch {cfg.batch_size}"
+                                     if cfg.optimiser == "adam" else "")
         return (f"{EVOLVE_HEADER} kind {self.start_genome.KIND}; numbers {len(self.evolving)} "
-                f"({', '.join(cfg.evolve)}); optimiser {cfg.optimiser}; positions {cfg.positions} "
+                f"({', '.join(cfg.evolve)}, {self.frozen} untouched frozen); optimiser {optimiser}; "
+                f"l2 {cfg.l2:g}; positions {cfg.positions} "
                 f"({self.set_size}, held out {cfg.held_out:g}); labels {labels.kind}"
                 f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; "
                 f"start {cfg.start}; seed {self.seed}\n")
@@ -393,8 +455,19 @@ class EvolveTrainer(Run):
                        vectors, parts)
         return score_population(executor, self.workers, job)
 
-    def step(self, executor, deadline) -> str | None:
-        started = time.monotonic()
+    def penalty(self, vectors: np.ndarray) -> np.ndarray:
+        """The L2 term of each vector (zero without l2 weight)."""
+        from genchess.fitness.gradient import l2_penalty
+        if self.pawn is None:
+            return np.zeros(len(np.atleast_2d(vectors)))
+        return l2_penalty(np.atleast_2d(vectors)[:, self.evolving], self.pawn, self.config.l2)
+
+    def propose(self, executor) -> tuple[np.ndarray, float]:
+        """One generation of the optimiser: its best vector (unrounded) and the
+        generation's mean objective (a population's, or adam's minibatches')."""
+        if self.config.optimiser == "adam":
+            mean = self.optimiser.epoch(self.objective)
+            return self.full(self.optimiser.x, whole=False)[0], mean
         # pycma draws from numpy's global generator: it is part of the run's state.
         np.random.set_state(self.np_state)
         scaled = np.asarray(self.optimiser.ask())
@@ -404,22 +477,31 @@ class EvolveTrainer(Run):
         # CMA-ES's step size collapses on them. The generation's best is then rounded
         # into a genome and scored again: its losses are what the records report.
         vectors = self.full(scaled, whole=not self.smooth)
-        losses = self.score(executor, vectors)["train"]
+        losses = self.score(executor, vectors)["train"] + self.penalty(vectors)
         np.random.set_state(self.np_state)
         self.optimiser.tell(list(scaled), list(losses))
         self.np_state = np.random.get_state()
-        i = int(np.argmin(losses))
-        best = self.spec.legal(vectors[i])
-        scored = self.score(executor, best[None, :], ("train", "held-out"))
+        return vectors[int(np.argmin(losses))], float(np.mean(losses))
+
+    def step(self, executor, deadline) -> str | None:
+        started = time.monotonic()
+        proposed, mean = self.propose(executor)
+        best = self.spec.legal(proposed)
+        if self.fitness is not None:
+            scored = {part: self.fitness.losses(best[None, :], part) for part in ("train", "held-out")}
+        else:
+            scored = self.score(executor, best[None, :], ("train", "held-out"))
         loss, held = float(scored["train"][0]), float(scored["held-out"][0])
-        improved = loss < self.best_loss
+        # The best so far by what the optimiser minimises: the loss and the L2 term.
+        objective = loss + float(self.penalty(best)[0])
+        improved = objective < self.best_loss
         if improved:
-            self.best, self.best_loss = best, loss
+            self.best, self.best_loss = best, objective
         self.generation += 1
         g = self.generation
         if g > self.written:
             self.records.write(f"generation {g}: loss {loss:.7f} held-out {held:.7f} "
-                               f"mean {float(np.mean(losses)):.7f} best-so-far {self.best_loss:.7f} "
+                               f"mean {mean:.7f} best-so-far {self.best_loss:.7f} "
                                f"seconds {time.monotonic() - started:.2f}\n")
             self.genomes_out.write(self.start_genome.with_numbers(best, g).to_text())
             self.written = g
@@ -441,7 +523,8 @@ class EvolveTrainer(Run):
 
     def best_text(self) -> str:
         cfg = self.config
-        lines = [f"GenChess evolve: the lowest training loss of {cfg.run_file} after generation "
+        l2 = f" (with the L2 term, weight {cfg.l2:g})" if cfg.l2 else ""
+        lines = [f"GenChess evolve: the lowest training loss{l2} of {cfg.run_file} after generation "
                  f"{self.generation}: {self.best_loss:.7f}",
                  f"positions {cfg.positions}, labels {self.labels.kind}, optimiser {cfg.optimiser}, "
                  f"numbers {', '.join(cfg.evolve)}, start {cfg.start}, seed {self.seed}"]
@@ -501,7 +584,7 @@ class EvolveTrainer(Run):
 METHOD = Method(
     name="evolve",
     summary="any genome kind's numbers tuned on a labelled position set (the Texel loss) by "
-            "CMA-ES or a genetic algorithm, validated by games",
+            "CMA-ES, a genetic algorithm or (linear kinds) Adam, validated by games",
     plots="genchess.train.evolve_plots:plot_run", recognises=is_evolve_records,
     keys=EVOLVE_KEYS, config=EvolveConfig, trainer=EvolveTrainer, check=check_evolve,
     files="<run file> (losses per generation, validation matches), <run file>_genomes.txt "

@@ -36,7 +36,7 @@ def read_evolve_records(path: Path):
 def plot_evolve_loss(plt, rows, out: Path) -> Path:
     g, loss, held, mean, best = (list(column) for column in zip(*rows))
     fig, ax = plt.subplots(figsize=(9, 5))
-    ax.plot(g, mean, color="lightgrey", lw=1, label="population mean")
+    ax.plot(g, mean, color="lightgrey", lw=1, label="population mean (adam: the epoch's minibatches)")
     ax.plot(g, loss, lw=1, alpha=0.7, label="generation's best (training)")
     ax.plot(g, held, lw=1, alpha=0.7, label="generation's best (held-out)")
     ax.plot(g, best, color="black", lw=2, label="best so far (training)")
