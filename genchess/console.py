@@ -32,5 +32,7 @@ def run_command(prog: str, body: Callable[[], int], errors: tuple[type, ...]) ->
     except BrokenPipeError:
         return reader_gone()
     except OSError as e:
-        print(f"{prog}: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        problem = e.strerror or str(e) or type(e).__name__
+        print(f"{prog}: {e.filename}: {problem}" if e.filename else f"{prog}: {problem}",
+              file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 
+from genchess.console import run_command
 from genchess.fitness.epd import MENTOR_CLAMP_CP
 from genchess.fitness.positions_run import PROG, PositionsRun, UsageError
 
@@ -97,4 +98,5 @@ def cmd_positions(args) -> int:
     except UsageError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
-    return run.run()
+    # A file that cannot be written (a full disk, a read-only folder): one line.
+    return run_command(PROG, run.run, (UsageError,))

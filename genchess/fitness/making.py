@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 
 from genchess.fitness.epd import MENTOR_CLAMP_CP, position_key
+from genchess.parallel.plain import plain_type
 from genchess_core import Board
 
 RESOLVER_HASH_MB = 1        # quiescence uses no hash table
@@ -53,6 +54,7 @@ class PositionsJob:
     chess960: bool = False      # played (or given) by Chess960's rules: castling king-takes-rook
 
 
+@plain_type
 @dataclass
 class PositionsResult:
     number: int

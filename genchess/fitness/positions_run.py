@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from genchess.files import package_file
+from genchess.files import AppendFile, package_file, write_atomically
 from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line, read_keys
 
 PROG = "genchess positions"
@@ -251,7 +251,7 @@ class PositionsRun:
             for path in (self.out, self.work, self.journal):
                 if path.exists():
                     raise UsageError(f"{path} exists: add --resume to continue that run, or remove it")
-            self.journal.write_text(json.dumps({"recipe": self.recipe}) + "\n", encoding="utf-8")
+            write_atomically(self.journal, json.dumps({"recipe": self.recipe}) + "\n")
             return 0, Counter(), 0.0, set()
         state = None
         if self.journal.exists():
@@ -290,13 +290,12 @@ class PositionsRun:
                 except PositionSetError as e:
                     raise UsageError(str(e)) from None
             state["offset"] = self.work.stat().st_size
-            self.journal.write_text(json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n",
-                                    encoding="utf-8")
+            write_atomically(self.journal, json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n")
         else:
             for path in (self.out, self.work):
                 if path.exists():
                     raise UsageError(f"{path} exists but has no journal or sidecar to resume from")
-            self.journal.write_text(json.dumps({"recipe": self.recipe}) + "\n", encoding="utf-8")
+            write_atomically(self.journal, json.dumps({"recipe": self.recipe}) + "\n")
             return 0, Counter(), 0.0, set()
         self._check_recipe(recipe, state["games"])
         with open(self.work, "r+b") as f:
@@ -335,8 +334,10 @@ class PositionsRun:
         self.waiting = {}
         progress = _progress(len(self.jobs), done)
         interrupted = lost = None
-        work = open(self.work, "a", encoding="utf-8")
-        journal = open(self.journal, "a", encoding="utf-8")
+        # Each game's positions are one record of the work file, and its journal line
+        # one of the journal: a write that fails leaves both as they were.
+        work = AppendFile(self.work)
+        journal = AppendFile(self.journal)
         try:
             from genchess.fitness.making import run_job
             if todo:
@@ -375,35 +376,41 @@ class PositionsRun:
             c[f"results {result.result}"] += 1
             c["plies"] += result.plies
             c.update(result.counts)
+            lines = []
             for fen, ce in result.positions:
                 if fen in self.keys:
                     c["duplicates"] += 1
                     continue
                 self.keys.add(fen)
-                work.write(epd_line(fen, result.result, ce) + "\n")
+                lines.append(epd_line(fen, result.result, ce) + "\n")
                 c["positions"] += 1
-            work.flush()
+            work.write("".join(lines))
             self.next_game += 1
             state = {"games": self.next_game, "offset": work.tell(), "counts": dict(c),
                      "seconds": round(self.seconds_before + time.monotonic() - self.started, 1)}
             journal.write(json.dumps(state) + "\n")
-            journal.flush()
             progress.update(1)
             progress.set_postfix(positions=c["positions"], refresh=False)
 
     def _finish(self) -> None:
         seconds = self.seconds_before + time.monotonic() - self.started
         if self.gz:
-            with open(self.work, "rb") as src, open(self.out, "wb") as raw:
+            raw = io.BytesIO()
+            with open(self.work, "rb") as src:
                 # mtime 0 and no name: the same positions give the same bytes.
                 with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
                     shutil.copyfileobj(src, dst)
+            write_atomically(self.out, raw.getvalue())      # whole, or not at all
         elif self.packed:
+            from genchess.fitness import packed
             from genchess.fitness.positions import load_positions
-            load_positions(self.work).write(self.out)
+            data = packed.HEADER + packed.encode(load_positions(self.work))
+            if self.out.suffix == ".gz":
+                data = gzip.compress(data, mtime=0)     # the same positions, the same bytes
+            write_atomically(self.out, data)                 # whole, or not at all
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
                  "seconds": round(seconds, 1)}
-        self.sidecar.write_text(json.dumps(self._lineage(state), indent=2) + "\n", encoding="utf-8")
+        write_atomically(self.sidecar, json.dumps(self._lineage(state), indent=2) + "\n")
         if self.gz or self.packed:
             self.work.unlink()
         self.journal.unlink()

@@ -22,11 +22,18 @@ import threading
 
 import genchess
 from genchess.parallel.faults import ClusterError, one_line
+from genchess.parallel.pickle_guard import guarded_loop
 from genchess.parallel.tls import TlsFiles, client_security
 
 CONNECT_SECONDS = 20          # to reach the scheduler
 WORKER_WAIT_SECONDS = 60      # for the first worker to join a scheduler that has none
 PROBE_SECONDS = 5             # to tell whether a scheduler that hung up on us speaks TLS
+
+# What the trainer's client writes and reads as data: msgpack, never a pickle. Jobs
+# still go out pickled (dask sends tasks so); what comes back is JSON text
+# (plain.py), and a worker that answers with a pickle is refused, not read. The
+# pickles dask opens regardless (errors, result types) go through pickle_guard.py.
+PLAIN_ONLY = ["msgpack"]
 
 SCHEDULER_HELP = ("tcp://HOST:PORT or tls://HOST:PORT (a running dask scheduler) "
                   "or local:N (N workers on this machine)")
@@ -206,6 +213,10 @@ class DaskPlacement:
             return None
         try:
             holders = self.client.who_has([task]).get(task.key) or ()
+            if not holders:         # a failed task is held nowhere: ask where it failed
+                holders = self.client.run_on_scheduler(
+                    lambda key, dask_scheduler: sorted(getattr(dask_scheduler.tasks.get(key),
+                                                               "erred_on", None) or ()), task.key)
         except Exception:           # the scheduler may be gone; the game is replayed anyway
             return None
         return sorted(holders)[0] if holders else None
@@ -265,11 +276,14 @@ def dask_client(address: str, workers: int, out, tls: TlsFiles | None = None):
                                                silence_logs=logging.CRITICAL)
             stack.callback(cluster.close)
             target, where = cluster, "a local dask cluster"
+            loop = None             # (its workers are this trainer's own processes)
         else:
             target, where = address, "the dask cluster"
+            loop = stack.enter_context(guarded_loop())
         try:
             client = distributed.Client(target, timeout=CONNECT_SECONDS, set_as_default=False,
-                                        security=security)
+                                        security=security, serializers=PLAIN_ONLY,
+                                        deserializers=PLAIN_ONLY, loop=loop)
         # (ValueError: tornado's, for a TLS client whose plain server spoke first)
         except (OSError, TimeoutError, ValueError) as e:
             _close_unborn_client(e, distributed.Client)

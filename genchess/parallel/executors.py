@@ -20,9 +20,11 @@ genchess-cluster-certs, `TlsFiles`): a dask scheduler runs whatever its clients
 submit on every worker, so on a network the only safe scheduler is one that
 admits nobody without a key pair its CA signed. A plain `tcp://` address that
 leaves this machine still works, with a warning (`stays_on_this_machine`).
-Whatever the executor, every game that comes back is replayed (replay.py) before
-the caller sees it; a refused one is played again, so a broken or tampered worker
-cannot put a game into the run's files.
+Whatever the executor, what a job returns comes back as JSON text (plain.py),
+never as a pickle, and every game is replayed (replay.py) before the caller sees
+it; a result that cannot be read or a game that is refused is played again, so a
+broken or tampered worker can neither run code on the trainer nor put a game
+into the run's files.
 
 Faults, as a trainer sees them:
 - `ClusterError` before any game (exit 2, as for a bad configuration) and
@@ -54,7 +56,8 @@ from genchess.parallel.cluster import (DaskPlacement, cluster_executor, dask_cli
                                        versioned)
 from genchess.parallel.ctrl_c import (POLL_SECONDS, as_completed, ctrl_c_at_safe_points,  # noqa: F401
                                       ctrl_c_pending, raise_if_ctrl_c, wait_first)
-from genchess.parallel.faults import ClusterError, ExecutorLost  # noqa: F401
+from genchess.parallel.faults import ClusterError, ExecutorLost, WorkerError, one_line  # noqa: F401
+from genchess.parallel.plain import Unreadable, from_worker, on_worker
 from genchess.parallel.tls import TlsFiles
 
 PARENT_POLL_SECONDS = 0.5     # how often a local worker checks that its trainer lives
@@ -151,22 +154,27 @@ class GameExecutor(cf.Executor):
     own fault types (BrokenProcessPool, dask's cancellation when the scheduler goes),
     and every game it returns checked.
 
+    With `plain` (every executor open_executor gives), each job runs inside
+    plain.on_worker and comes back as JSON text, which is all the trainer reads:
+    its value rebuilt, or its error raised as the trainer's own type (plain.py).
     A submission whose first argument is a GameJob must come back as a GameResult
-    of that job which replay.result_problem accepts. One that does not is never
-    passed on: a line says why (and which worker sent it, where the executor knows),
-    and the game is played again, away from the workers that sent refused results
-    where there are others; MAX_REFUSALS refusals of one game end it as ExecutorLost.
-    Checks run on a thread of their own: the inner executor's thread, which relays
-    every result (dask's event loop, the process pool's manager), is never kept
-    waiting on a replay or blocked in a submit from inside its own callback."""
+    of that job which replay.result_problem accepts. A result that cannot be read
+    (not that JSON; a pickle the dask client refused to open) or a game refused is
+    never passed on: a line says why (and which worker sent it, where the executor
+    knows), and the job is run again, away from the workers that sent refused
+    results where there are others; MAX_REFUSALS refusals of one job end it as
+    ExecutorLost. Checks run on a thread of their own: the inner executor's thread,
+    which relays every result (dask's event loop, the process pool's manager), is
+    never kept waiting on a replay or blocked in a submit from inside its own callback."""
 
     def __init__(self, inner: cf.Executor, lost: str, wrap=None, out: Callable[[str], None] = print,
-                 placement=None):
+                 placement=None, plain: bool = False):
         self.inner = inner
         self.lost = lost              # the message of ExecutorLost
         self.wrap = wrap              # (fn, args) -> (fn, args) for every submission
         self.out = out                # where a refused result is reported
         self.placement = placement    # dask: which worker ran a future, and how to avoid it
+        self.plain = plain            # jobs run in on_worker; only JSON comes back
         self.closing = False
         self.checker = cf.ThreadPoolExecutor(1, thread_name_prefix="genchess-replay")
 
@@ -187,6 +195,8 @@ class GameExecutor(cf.Executor):
         kwargs = dict(state.kwargs)
         if state.refused and self.placement is not None:
             kwargs.update(self.placement.elsewhere(state.refused))
+        if self.plain:
+            fn, args = on_worker, (fn, *args)
         try:
             inner = self.inner.submit(fn, *args, **kwargs)
         except cf.BrokenExecutor as e:     # broke between two games: no future to fail
@@ -215,9 +225,9 @@ class GameExecutor(cf.Executor):
         # (matched by name: dask is not imported when it is not used).
         if isinstance(error, cf.BrokenExecutor) or type(error).__name__ == "KilledWorker":
             outer.set_exception(ExecutorLost(f"{self.lost} ({error})"))
-        elif error is not None:
+        elif error is not None and not (self.plain and self.placement is not None):
             outer.set_exception(error)
-        elif state.job is None:
+        elif state.job is None and not self.plain:
             outer.set_result(inner.result())
         else:
             try:
@@ -229,21 +239,43 @@ class GameExecutor(cf.Executor):
     def _check(self, inner: cf.Future, state: _Submission) -> None:
         from genchess.parallel.replay import result_problem
         with contextlib.suppress(cf.InvalidStateError):
-            result = inner.result()
-            problem = result_problem(result, state.job)
+            result, problem = None, None
+            error = inner.exception()
+            if error is not None:
+                # Not the job's error (on_worker sends that back as JSON) but dask's: a
+                # pickle the client would not open (cluster.PLAIN_ONLY, pickle_guard.py),
+                # or a worker that broke or lied on the way.
+                what = ("an error pickled by the worker, not opened"
+                        if error.args and isinstance(error.args[0], (bytes, bytearray))
+                        else one_line(error)[:200])
+                problem = f"dask failed to bring the result back ({what})"
+            else:
+                result = inner.result()
+                if self.plain:
+                    try:
+                        result = from_worker(result)
+                    except Unreadable as e:
+                        problem = str(e)
+                    except Exception as e:          # the job's own error, rebuilt
+                        state.outer.set_exception(e)
+                        return
+            if problem is None and state.job is not None:
+                problem = result_problem(result, state.job)
             if problem is None:
                 state.outer.set_result(result)
                 return
             worker = self.placement.worker_of(inner) if self.placement is not None else None
             state.refused.append(worker or "")
             job = state.job
-            game = f"game {job.white_id}-{job.black_id} of round {job.round}"
+            what = (f"game {job.white_id}-{job.black_id} of round {job.round}" if job is not None
+                    else f"the result of {getattr(state.fn, '__name__', 'a job')}")
             if len(state.refused) >= MAX_REFUSALS:
                 state.outer.set_exception(ExecutorLost(
-                    f"{len(state.refused)} results of {game} were refused, the last because "
-                    f"{problem} (a broken or tampered worker?)"))
+                    f"{len(state.refused)} results of {what.removeprefix('the result of ')} were "
+                    f"refused, the last because {problem} (a broken or tampered worker?)"))
                 return
-            self.out(f"Refused {game} from {worker or 'a worker'}: {problem}; playing it again")
+            again = "playing it again" if job is not None else "running it again"
+            self.out(f"Refused {what} from {worker or 'a worker'}: {problem}; {again}")
             if state.outer.done() or self.closing:
                 return
             try:
@@ -274,7 +306,7 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
     if scheduler is None:
         executor = GameExecutor(local_process_pool(workers),
                                 "a local worker process died unexpectedly (killed? out of memory?)",
-                                out=out)
+                                out=out, plain=True)
         try:
             with ctrl_c_at_safe_points():
                 yield executor
@@ -286,7 +318,7 @@ def open_executor(scheduler: str | None, workers: int, out: Callable[[str], None
         executor.shutdown(wait=True)
         return
     with dask_client(parse_scheduler(scheduler), workers, out, tls) as (client, lost):
-        executor = GameExecutor(cluster_executor(client), lost, out=out,
+        executor = GameExecutor(cluster_executor(client), lost, out=out, plain=True,
                                 placement=DaskPlacement(client),
                                 wrap=lambda fn, args: (versioned, (genchess.__version__, fn, *args)))
         try:

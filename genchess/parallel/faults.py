@@ -8,6 +8,8 @@
   a local worker process died, one game's result was refused MAX_REFUSALS times).
   Every finished game is already on disk: report the one-line message, stop, and
   let the same command resume from the files.
+- `WorkerError`: a job raised an error on its worker of a type the trainer does
+  not rebuild (plain.py brings errors back as text); its message is the worker's.
 
 A module of their own, below the TLS files, the cluster and the executors, which
 all raise them.
@@ -22,6 +24,10 @@ class ClusterError(ValueError):
 
 class ExecutorLost(RuntimeError):
     """Games can no longer be played (scheduler gone, worker process died); one line."""
+
+
+class WorkerError(RuntimeError):
+    """A job failed on its worker; the message is the worker's type and message."""
 
 
 def one_line(error: BaseException) -> str:

@@ -24,9 +24,9 @@ the game's rules allow, with the result that end gives:
   rules that have one: a loss for the side that just moved, or a draw).
 
 What no replay can check is whether the moves are the ones the engines would have
-chosen: a worker that lies with legal moves goes unnoticed. Nor does it stop a
-worker that attacks the trainer rather than its records: dask brings results and
-errors back as pickles, which can run code when they are read. Cost: a few
+chosen: a worker that lies with legal moves goes unnoticed. (A worker that
+attacks the trainer rather than its records gets no pickle read there: results
+come back as JSON, plain.py, and pickle_guard.py opens what dask insists on.) Cost: a few
 milliseconds per game, against the second or more a game takes
 (scripts/bench/bench_replay.py).
 """

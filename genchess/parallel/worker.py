@@ -3,7 +3,8 @@
 Jobs and results are small plain dataclasses (genomes of any kind travel as
 their file text; a game has a clock, or a fixed depth or node count per move) so any
 `concurrent.futures.Executor` can run them (executors.py: a local process pool or
-a dask.distributed cluster, which pickles them to its workers). Each worker
+a dask.distributed cluster, which pickles them to its workers); results come
+back as JSON (plain.py, where these types are registered), never as pickles. Each worker
 process keeps its two engines between games; only their genomes change.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from genchess.engine import Engine
 from genchess.genome import parse_genome_text
 from genchess.match import EnginePlayer, GameRecord, TimeControl, play_game
+from genchess.parallel.plain import plain_type
 from genchess_core.searcher import ALL_FEATURES
 
 HASH_MB = 8
@@ -26,6 +28,7 @@ MOVE_OVERHEAD_MS = 5      # in-process games lose no time to pipes or GUIs
 _local = threading.local()
 
 
+@plain_type
 @dataclass(kw_only=True)
 class GameJob:
     """One game; keyword-only, since most of its fields are numbers that a position
@@ -55,11 +58,15 @@ class GameJob:
                    black_genome=black.to_text(), **settings)
 
 
+@plain_type
 @dataclass
 class GameResult:
     job: GameJob
     record: GameRecord
     search_seconds: float       # wall time the two engines spent choosing moves
+
+
+plain_type(GameRecord)        # (a GameResult's record)
 
 
 def init_worker() -> None:

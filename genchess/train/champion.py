@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.files import write_atomically
+from genchess.files import append_record, write_atomically
 from genchess.genome import Genome, load_genome
 from genchess.strength.games import JobMaker, play_pairs
 from genchess.strength.sprt import H1, Sprt
@@ -137,10 +137,9 @@ class Champion:
                  f"previous champion: {champion.id}"]
         write_atomically(self.path, champion_text(candidate, lines))
         number = sum(1 for _ in read_history(self.history)) + 1
-        with open(self.history, "a", encoding="utf-8") as f:
-            f.write(f"promotion {number}: {candidate.id} replaces {champion.id} at game {game_count}: "
-                    f"elo {estimate.elo:+.1f} low {estimate.low:+.1f} high {estimate.high:+.1f}\n")
-            f.flush()
+        append_record(self.history, f"promotion {number}: {candidate.id} replaces {champion.id} at game "
+                                    f"{game_count}: elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
+                                    f"high {estimate.high:+.1f}\n")
         self.genome = candidate
         self.out(f"New champion: {candidate.id} replaces {champion.id} ({record})")
         return True

@@ -4,7 +4,8 @@ every append-only record shares (evolve's records too).
 
 They are append-only and every record is written with one write() and flushed,
 so a run killed at any instant (even kill -9) leaves complete records followed
-by at most one torn record. On resume the torn tail is detected, reported, moved
+by at most one torn record; a write that fails (a full disk) is cut off again,
+leaving the file as it was (genchess.files.AppendFile). On resume the torn tail is detected, reported, moved
 aside to `<file>.torn` (nothing is thrown away) and cut off, so the files stay
 valid for the engine, the plotter and any PGN reader. Which genome a run file
 plays (`genchess --genome FILE`) is read by genchess.genome.run_files, which
@@ -21,6 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+# (AppendFile: each record whole or not at all, a failed write naming its file)
+from genchess.files import AppendFile  # noqa: F401
 from genchess.genome import Genome, GenomeFile, StillAlive, parse_genome_text
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
@@ -164,18 +167,3 @@ def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
                 games.append(GameHeaders(headers, " ".join(movetext)))
                 headers, movetext = {}, []
     return games, torn
-
-
-class AppendFile:
-    """An append-only text file; each record is one write() followed by a flush."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.file = open(path, "a", encoding="utf-8")
-
-    def write(self, text: str) -> None:
-        self.file.write(text)
-        self.file.flush()
-
-    def close(self) -> None:
-        self.file.close()
