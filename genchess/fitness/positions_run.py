@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from genchess.files import package_file
+from genchess.files import package_file, write_atomically
 from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
 
 PROG = "genchess positions"
@@ -219,7 +219,7 @@ class PositionsRun:
             for path in (self.out, self.work, self.journal):
                 if path.exists():
                     raise UsageError(f"{path} exists: add --resume to continue that run, or remove it")
-            self.journal.write_text(json.dumps({"recipe": self.recipe}) + "\n", encoding="utf-8")
+            self.new_journal({"recipe": self.recipe})
             return 0, Counter(), 0.0, set()
         state = None
         if self.journal.exists():
@@ -252,19 +252,23 @@ class PositionsRun:
                 with gzip.open(self.out, "rb") as src, open(self.work, "wb") as dst:
                     shutil.copyfileobj(src, dst)
             state["offset"] = self.work.stat().st_size
-            self.journal.write_text(json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n",
-                                    encoding="utf-8")
+            self.new_journal({"recipe": recipe}, state)
         else:
             for path in (self.out, self.work):
                 if path.exists():
                     raise UsageError(f"{path} exists but has no journal or sidecar to resume from")
-            self.journal.write_text(json.dumps({"recipe": self.recipe}) + "\n", encoding="utf-8")
+            self.new_journal({"recipe": self.recipe})
             return 0, Counter(), 0.0, set()
         self._check_recipe(recipe, state["games"])
         with open(self.work, "r+b") as f:
             f.truncate(state["offset"])
         keys = set(read_keys(self.work))
         return state["games"], Counter(state["counts"]), float(state["seconds"]), keys
+
+    def new_journal(self, *lines: dict) -> None:
+        """Start the journal whole or not at all: a journal cut inside its first line (the
+        recipe) would leave a run that --resume refuses."""
+        write_atomically(self.journal, "".join(json.dumps(line) + "\n" for line in lines))
 
     def _check_recipe(self, old: dict, done: int) -> None:
         new = self.recipe
@@ -354,18 +358,24 @@ class PositionsRun:
             progress.set_postfix(positions=c["positions"], refresh=False)
 
     def _finish(self) -> None:
+        # Killed anywhere in here, the run resumes: the set and its sidecar are replaced
+        # whole while the journal is there to redo them, the journal goes before the
+        # work file (without the journal, a finished set is grown from the .gz), so no
+        # moment leaves a journal that names a work file already removed.
         seconds = self.seconds_before + time.monotonic() - self.started
         if self.gz:
-            with open(self.work, "rb") as src, open(self.out, "wb") as raw:
+            compressed = self.out.with_name(self.out.name + ".tmp")
+            with open(self.work, "rb") as src, open(compressed, "wb") as raw:
                 # mtime 0 and no name: the same positions give the same bytes.
                 with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
                     shutil.copyfileobj(src, dst)
+            compressed.replace(self.out)
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
                  "seconds": round(seconds, 1)}
-        self.sidecar.write_text(json.dumps(self._lineage(state), indent=2) + "\n", encoding="utf-8")
+        write_atomically(self.sidecar, json.dumps(self._lineage(state), indent=2) + "\n")
+        self.journal.unlink()
         if self.gz:
             self.work.unlink()
-        self.journal.unlink()
         c = self.counts
         skipped = {k: v for k, v in sorted(c.items())
                    if k in ("in_check", "duplicates", "openings_ended") or
