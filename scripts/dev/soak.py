@@ -4,7 +4,7 @@
     python scripts/dev/soak.py --minutes 5 --kinds evolve --executors local --seed 7
     python scripts/dev/soak.py --quick                      # a few kills of each kind, about a minute
 
-Three kinds of run, each kept small: a gene-pool run (`genchess-train`, method gene pool,
+Three kinds of run, each kept small: a gene-pool run (`genchess train`, method gene pool,
 short clocked games), an evolve run (method evolve: CMA-ES on positions, with validation
 games) and a positions run (`genchess positions --play genchess`, a fixed node count, a
 gzipped set). Each runs on local worker processes and on a loopback dask cluster (a `dask
@@ -13,7 +13,7 @@ process group and then, at random moments, either kills the whole group (kill -9
 one worker process (kill -9: the trainer's own pool process, or a dask worker, which its
 nanny restarts); whenever the run has stopped it is resumed with the same command
 (`--resume` for positions) until it ends by itself. Trials follow one another, kind by
-kind and executor by executor in turn, until the minutes are used.
+kind and executor by executor in turn: each once, then on until the minutes are used.
 
 What is checked, from the files alone, every time the run stops:
 - every file parses: genomes (the whole file, a torn last record aside), PGN games with
@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
+import itertools
 import json
 import os
 import pickle
@@ -775,29 +776,26 @@ def soak(args, out=print) -> dict[tuple[str, str], Figures]:
                                                   figures[kind.name, args.executors[0]])
     cluster = LoopbackCluster(base / "cluster", args.workers) if "dask" in args.executors else None
     try:
-        trial = 0
-        while True:
-            for kind in kinds:
-                if kind.deterministic and references[kind.name] is None:
-                    continue
-                for executor in args.executors:
-                    trial += 1
-                    plan = ["group", "worker"] if args.quick else random_plan(rng)
-                    cell = figures[kind.name, executor]
-                    if executor == "dask" and not cluster.wait_for_workers(60):
-                        cell.failures.append("the loopback cluster lost its workers; started anew")
-                        cluster.close()
-                        cluster = LoopbackCluster(base / f"cluster-{trial}", args.workers)
-                    directory = base / f"trial-{trial:03d}-{kind.name.replace(' ', '-')}-{executor}"
-                    run = Trial(kind, directory, cluster if executor == "dask" else None,
-                                references.get(kind.name), random.Random(rng.random()), plan, cell)
-                    run.run()
-                    cell.trials += 1
-                    cell.failures += [f"{directory.name}: {p}" for p in run.problems]
-                    if not run.problems:
-                        shutil.rmtree(directory, ignore_errors=True)
-            if args.quick or time.monotonic() >= deadline:
+        # Every kind on every executor once, then on in turn until the minutes are used.
+        cells = [(kind, executor) for kind in kinds for executor in args.executors
+                 if not kind.deterministic or references[kind.name] is not None]
+        for trial, (kind, executor) in enumerate(itertools.cycle(cells), start=1):
+            if trial > len(cells) and (args.quick or time.monotonic() >= deadline):
                 break
+            plan = ["group", "worker"] if args.quick else random_plan(rng)
+            cell = figures[kind.name, executor]
+            if executor == "dask" and not cluster.wait_for_workers(60):
+                cell.failures.append("the loopback cluster lost its workers; started anew")
+                cluster.close()
+                cluster = LoopbackCluster(base / f"cluster-{trial}", args.workers)
+            directory = base / f"trial-{trial:03d}-{kind.name.replace(' ', '-')}-{executor}"
+            run = Trial(kind, directory, cluster if executor == "dask" else None,
+                        references.get(kind.name), random.Random(rng.random()), plan, cell)
+            run.run()
+            cell.trials += 1
+            cell.failures += [f"{directory.name}: {p}" for p in run.problems]
+            if not run.problems:
+                shutil.rmtree(directory, ignore_errors=True)
     finally:
         if cluster is not None:
             cluster.close()
