@@ -251,7 +251,7 @@ class PositionsRun:
             for path in (self.out, self.work, self.journal):
                 if path.exists():
                     raise UsageError(f"{path} exists: add --resume to continue that run, or remove it")
-            write_atomically(self.journal, json.dumps({"recipe": self.recipe}) + "\n")
+            self.new_journal({"recipe": self.recipe})
             return 0, Counter(), 0.0, set()
         state = None
         if self.journal.exists():
@@ -290,18 +290,23 @@ class PositionsRun:
                 except PositionSetError as e:
                     raise UsageError(str(e)) from None
             state["offset"] = self.work.stat().st_size
-            write_atomically(self.journal, json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n")
+            self.new_journal({"recipe": recipe}, state)
         else:
             for path in (self.out, self.work):
                 if path.exists():
                     raise UsageError(f"{path} exists but has no journal or sidecar to resume from")
-            write_atomically(self.journal, json.dumps({"recipe": self.recipe}) + "\n")
+            self.new_journal({"recipe": self.recipe})
             return 0, Counter(), 0.0, set()
         self._check_recipe(recipe, state["games"])
         with open(self.work, "r+b") as f:
             f.truncate(state["offset"])
         keys = set(read_keys(self.work))
         return state["games"], Counter(state["counts"]), float(state["seconds"]), keys
+
+    def new_journal(self, *lines: dict) -> None:
+        """Start the journal whole or not at all: a journal cut inside its first line (the
+        recipe) would leave a run that --resume refuses."""
+        write_atomically(self.journal, "".join(json.dumps(line) + "\n" for line in lines))
 
     def _check_recipe(self, old: dict, done: int) -> None:
         new = self.recipe
@@ -393,6 +398,10 @@ class PositionsRun:
             progress.set_postfix(positions=c["positions"], refresh=False)
 
     def _finish(self) -> None:
+        # Killed anywhere in here, the run resumes: the set is written (a .gz one renamed
+        # into place whole) and the sidecar replaced whole while the journal is there to
+        # redo them; the journal goes before the work file (without a journal, --resume
+        # grows the finished set), so no moment leaves a journal naming a removed file.
         seconds = self.seconds_before + time.monotonic() - self.started
         if self.gz:
             raw = io.BytesIO()
@@ -411,9 +420,9 @@ class PositionsRun:
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
                  "seconds": round(seconds, 1)}
         write_atomically(self.sidecar, json.dumps(self._lineage(state), indent=2) + "\n")
+        self.journal.unlink()
         if self.gz or self.packed:
             self.work.unlink()
-        self.journal.unlink()
         c = self.counts
         skipped = {k: v for k, v in sorted(c.items())
                    if k in ("in_check", "duplicates", "openings_ended") or

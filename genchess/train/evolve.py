@@ -38,7 +38,9 @@ Files (append-only, except the two that are replaced whole and atomically):
   <run file>_state.pickle  the optimiser's whole state and its random generators
 A run stopped any way resumes from its state: the generation being scored is
 scored again, the same way, so a resumed run ends exactly as an uninterrupted one,
-and what a killed run had already written for that generation is not written twice.
+and what a killed run had already written for that generation (its line, its genome,
+its validation match: each file counted on its own) is not written twice. The state
+is saved before the first record, so a run stopped in its first generation resumes too.
 """
 
 from __future__ import annotations
@@ -62,8 +64,8 @@ from genchess.strength.stats import format_elo
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
-from genchess.train.records import (AppendFile, is_pool_record_end, set_aside,
-                                    split_complete)
+from genchess.train.records import (AppendFile, is_pool_record_end, read_complete_genomes,
+                                    set_aside, split_complete)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
@@ -175,6 +177,11 @@ def blank_genome(kind: str):
         weights = load_genome(GENOMES_DIR / "material-positions.genome").weights
         return UnifiedGenome.from_material(0, [round(100 * w / weights[0]) for w in weights[:5]])
     return hand_set_genome().copy(0)
+
+
+def record_generation(line: str) -> int:
+    """The generation a records line is about: `generation 7: ...`, `validation 10: ...`."""
+    return int(line.split()[1].rstrip(":"))
 
 
 # ------------------------------------------------------------------ the ga's operators
@@ -364,21 +371,26 @@ class EvolveTrainer(Run):
             self.best = self.origin.copy()
             self.best_loss = math.inf
             self.written = 0                        # generations already in the records
+            self.genomes_written = 0                # ... and in the genomes file
             self.validated: set[int] = set()
             self.np_state = np.random.get_state()
             self.start_genome = self.start_genome.with_numbers(self.origin, 0)
             write_atomically(cfg.companion("_start.genome"),
                              f"# GenChess evolve: the start genome of {cfg.run_file}\n"
                              + self.start_genome.to_text())
+            # Before the first record: records without a state could not be resumed,
+            # and a run stopped in its first generation would have to be thrown away.
+            self.save_state()
         self.first_generation = self.generation
         if self.linear is not None:
             from genchess.fitness.gradient import LinearTexel
             train = self.fitness.parts["train"]
             self.objective = LinearTexel(self.linear, self.labels, train.result, train.mentor,
                                          self.origin, self.evolving, self.spec.step, cfg.l2)
+        has_header = cfg.run_file.exists() and cfg.run_file.stat().st_size > 0
         self.records = AppendFile(cfg.run_file)
         self.genomes_out = AppendFile(cfg.companion("_genomes.txt"))
-        if self.generation == 0 and not self.written:
+        if not has_header:
             self.records.write(self.header())
         self.bar = self.progress_bar("evolve", cfg.generations, unit="generation")
         if self.bar is not None:
@@ -412,9 +424,10 @@ class EvolveTrainer(Run):
                     "np_state"):
             setattr(self, key, state[key])
         self.start_genome = self.start_genome.with_numbers(self.origin, 0)
-        # What a killed run wrote after its last state: cut a torn tail, and count the
-        # generations already recorded so their replay does not write them again.
-        self.written = self.generation
+        # What a killed run wrote after its last state: cut a torn tail, and count what
+        # each file already holds so that the replay writes none of it again. The files
+        # are counted apart: a kill between a generation's line and its genome leaves
+        # the one without the other.
         for path, is_end in ((cfg.run_file, lambda line: True),
                              (cfg.companion("_genomes.txt"), is_pool_record_end)):
             if path.exists():
@@ -423,11 +436,15 @@ class EvolveTrainer(Run):
                 if torn is not None:
                     self.out(f"warning: {torn.describe()}")
                     set_aside(torn)
-        if cfg.run_file.exists():
-            recorded = [int(line.split()[1].rstrip(":")) for line in
-                        cfg.run_file.read_text(encoding="utf-8").splitlines()
-                        if line.startswith("generation ")]
-            self.written = max(recorded, default=0)
+        lines = cfg.run_file.read_text(encoding="utf-8").splitlines() if cfg.run_file.exists() else []
+        self.written = max((record_generation(line) for line in lines
+                            if line.startswith("generation ")), default=0)
+        # A validation match recorded after the last state was saved is not played again.
+        self.validated |= {record_generation(line) for line in lines if line.startswith("validation ")}
+        genomes = cfg.companion("_genomes.txt")
+        self.genomes_written = 0
+        if genomes.exists() and genomes.read_text(encoding="utf-8").strip():   # (created empty)
+            self.genomes_written = max(g.id for g in read_complete_genomes(genomes).genomes)
 
     def save_state(self) -> None:
         state = {"generation": self.generation, "origin": self.origin, "optimiser": self.optimiser,
@@ -503,8 +520,10 @@ class EvolveTrainer(Run):
             self.records.write(f"generation {g}: loss {loss:.7f} held-out {held:.7f} "
                                f"mean {mean:.7f} best-so-far {self.best_loss:.7f} "
                                f"seconds {time.monotonic() - started:.2f}\n")
-            self.genomes_out.write(self.start_genome.with_numbers(best, g).to_text())
             self.written = g
+        if g > self.genomes_written:
+            self.genomes_out.write(self.start_genome.with_numbers(best, g).to_text())
+            self.genomes_written = g
         if improved:
             write_atomically(self.config.companion("_best.genome"), self.best_text())
         self.validate(executor)
