@@ -301,3 +301,41 @@ def test_multi_niche_crowding_run_on_the_cluster_equals_the_local_run(cluster, t
         conn.close()
     assert rows["cluster"] == rows["local"]
     assert len(rows["local"][1]) > 6            # offspring were born and recorded
+
+
+class FakeClient:
+    """What _check_workers asks of a dask client: rounds of version answers, and the
+    workers the scheduler still lists after each."""
+
+    class scheduler:
+        address = "tcp://127.0.0.1:1"
+
+    def __init__(self, rounds):
+        self.rounds = list(rounds)
+        self.alive = set()
+
+    def wait_for_workers(self, n, timeout):
+        pass
+
+    def run(self, function, on_error):
+        versions, self.alive = self.rounds.pop(0)
+        return versions
+
+    def scheduler_info(self):
+        return {"workers": {w: {} for w in self.alive}}
+
+
+def test_a_worker_lost_during_the_version_check_is_left_out():
+    """Seen by scripts/dev/soak.py: a worker killed while it was asked its version was
+    taken for a worker that cannot run GenChess, and the run stopped."""
+    import genchess
+    from genchess.parallel.cluster import ClusterError, _check_workers
+    me = genchess.__version__
+    _check_workers(FakeClient([({"a": OSError("Stream is closed"), "b": me}, {"b"})]))
+    _check_workers(FakeClient([({"a": TimeoutError()}, set()), ({"c": me}, {"c"})]))
+    with pytest.raises(ClusterError, match="was lost while its GenChess version was checked, 3 times"):
+        _check_workers(FakeClient([({"a": OSError()}, set())] * 3))
+    with pytest.raises(ClusterError, match="worker a cannot run GenChess"):
+        _check_workers(FakeClient([({"a": OSError("refused")}, {"a"})]))
+    with pytest.raises(ClusterError, match="worker a cannot run GenChess"):
+        _check_workers(FakeClient([({"a": ImportError("no genchess")}, set())]))

@@ -326,7 +326,35 @@ def _quiet_dask_logs() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
+VERSION_CHECK_ROUNDS = 3   # a worker lost during the check is skipped; none left: ask again
+
+
 def _check_workers(client, tls: TlsFiles | None = None) -> None:
+    """Every worker runs this GenChess. A worker that dies while it is asked (its
+    connection closed, or it timed out, and the scheduler no longer lists it) is
+    no worker that cannot run GenChess: it is left out, and when no worker is left
+    the trainer waits for one again, as a run resumed beside a dying worker must."""
+    for _ in range(VERSION_CHECK_ROUNDS):
+        _wait_for_a_worker(client, tls)
+        versions = client.run(worker_version, on_error="return")
+        alive = set(client.scheduler_info()["workers"])
+        answered = 0
+        for worker, version in sorted(versions.items()):
+            if isinstance(version, (OSError, TimeoutError)) and worker not in alive:
+                continue                            # gone while it was asked
+            if isinstance(version, BaseException):
+                raise ClusterError(f"worker {worker} cannot run GenChess ({one_line(version)}): "
+                                   f'pip install "genchess[cluster]" there')
+            if version != genchess.__version__:
+                raise ClusterError(_mismatch(worker, version, genchess.__version__))
+            answered += 1
+        if answered:
+            return
+    raise ClusterError(f"every dask worker at {client.scheduler.address} was lost while its "
+                       f"GenChess version was checked, {VERSION_CHECK_ROUNDS} times")
+
+
+def _wait_for_a_worker(client, tls: TlsFiles | None) -> None:
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
     except (TimeoutError, OSError):
@@ -335,13 +363,6 @@ def _check_workers(client, tls: TlsFiles | None = None) -> None:
                            f"within {WORKER_WAIT_SECONDS} s "
                            f"(start some: dask worker {client.scheduler.address}{options} "
                            f"--nthreads 1)") from None
-    versions = client.run(worker_version, on_error="return")
-    for worker, version in sorted(versions.items()):
-        if isinstance(version, BaseException):
-            raise ClusterError(f"worker {worker} cannot run GenChess ({one_line(version)}): "
-                               f'pip install "genchess[cluster]" there')
-        if version != genchess.__version__:
-            raise ClusterError(_mismatch(worker, version, genchess.__version__))
 
 
 def _describe_workers(client) -> str:
