@@ -51,6 +51,7 @@ cdef int set_fen(Position* p, str fen) except -1
 cdef str get_fen(const Position* p, bint shredder=*)
 cdef str move_to_uci(const Position* p, Move m)
 cdef str castling_text(const Position* p, Move m, bint king_takes_rook)
+cdef str shown(str text, int limit=*)
 cdef bint is_standard_castling(const Position* p, Move m)
 
 
