@@ -32,6 +32,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.console import whole_number
+
 from .genome_file import default_genome, load_genome, read_genome_file
 from .kinds import GenomeError
 from .pvt import PvtGenome
@@ -80,9 +82,9 @@ def count_wins(games_path: str | Path) -> Counter:
     def end_of_tags() -> None:
         winner = {"1-0": "White", "0-1": "Black"}.get(tags.get("Result", ""))
         if winner:
-            last_word = tags.get(winner, "").rsplit(" ", 1)[-1]
-            if last_word.isdigit():
-                wins[int(last_word)] += 1
+            genome_id = whole_number(tags.get(winner, "").rsplit(" ", 1)[-1])
+            if genome_id is not None and genome_id >= 0:
+                wins[genome_id] += 1
         tags.clear()
 
     # A game's tags are a run of consecutive `[Tag "value"]` lines; the first other

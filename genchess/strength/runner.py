@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from genchess.adjudication import Adjudication
+from genchess.console import quoted
 from genchess.match import GameRecord, TimeControl, play_game
 from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
@@ -322,7 +323,7 @@ def pair_and_game(headers) -> tuple[int, int]:
     try:
         pair, game = (int(x) for x in headers.get("Round", "").split("."))
     except ValueError:
-        raise ValueError(f"Round {headers.get('Round')!r} is not 'pair.game' as genchess "
+        raise ValueError(f"Round {quoted(headers.get('Round', ''))} is not 'pair.game' as genchess "
                          f"match writes it") from None
     return pair, game
 
