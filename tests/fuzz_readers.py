@@ -428,22 +428,6 @@ def book_samples() -> list[bytes]:
     return [(REPO_ROOT / "tests" / "data" / "tiny-book.bin").read_bytes()]
 
 
-def book_inputs() -> st.SearchStrategy[bytes]:
-    """A book's bytes: the tiny book with bytes flipped, entries cut or doubled."""
-    book = book_samples()[0]
-
-    @st.composite
-    def flipped(draw):
-        data = bytearray(book)
-        for _ in range(draw(st.integers(1, 12))):
-            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
-        if draw(st.booleans()):
-            data = data[: draw(st.integers(0, len(data)))]
-        return bytes(data)
-    return st.one_of(flipped(), flipped(), st.binary(max_size=64),
-                     st.integers(1, 8).map(lambda n: book[:16] * n))
-
-
 def read_book(path: Path) -> None:
     """A Polyglot book: BookError, or moves that are legal where the book gives them."""
     import random
@@ -460,6 +444,49 @@ def read_book(path: Path) -> None:
         chess.Board(book.random_line(random.Random(2), 12))
     finally:
         book.close()
+
+
+_DATABASE: list[bytes] = []
+
+
+def database_sample() -> bytes:
+    """A Phoenix run's chromosome database (SQLite): two chromosomes, one generation played."""
+    if not _DATABASE:
+        import tempfile
+
+        from genchess.genome import open_genome
+        from genchess.genome.run_files import GenerationSummary
+        from genchess.train.chromosome_db import ChromosomeDB, Evaluation
+        path = Path(tempfile.mkdtemp(prefix="fuzz-db-")) / "run.db"
+        first = open_genome(GENOMES / "pvt-textbook.genome")
+        genomes = [first.copy(new_id=0), first.copy(new_id=1)]
+        db = ChromosomeDB(path, create=True)
+        db.write_first_population(genomes)
+        db.commit_generation(GenerationSummary(0, 1, 2.0, 1.5, 1, 2, 1.0),
+                             [Evaluation(0, 1.0, 1, 0), Evaluation(1, 2.0, 1, 0)], [], [0, 1])
+        db.close()
+        _DATABASE.append(path.read_bytes())
+    return _DATABASE[0]
+
+
+def flipped_bytes(samples: Callable[[], list[bytes]]) -> st.SearchStrategy[bytes]:
+    """A binary file damaged as disks and copies damage one: bytes changed, cut short,
+    or a part of it repeated; now and then random bytes."""
+    @st.composite
+    def flipped(draw):
+        data = bytearray(draw(st.sampled_from(samples())))
+        for _ in range(draw(st.integers(1, 12))):
+            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+        if draw(st.booleans()):
+            data = data[: draw(st.integers(0, len(data)))]
+        return bytes(data)
+    return st.one_of(flipped(), flipped(), flipped(), st.binary(max_size=64),
+                     st.integers(1, 8).map(lambda n: samples()[0][:16] * n))
+
+
+def read_database(path: Path) -> None:
+    """A chromosome database as `--genome`: its fittest chromosome, loaded into the core."""
+    read_genome(path)
 
 
 PLAYER_SPECS = ["human", "random", "turing", "montecarlo", "genetic", "genetic:unified.genome",
@@ -736,7 +763,9 @@ def readers() -> dict[str, Reader]:
                (ConfigError,), ".cfg"),
         Reader("gauntlet-config", lambda: file_inputs(gauntlet_samples()), read_gauntlet_config,
                (GauntletError,), ".cfg"),
-        Reader("book", book_inputs, read_book, (BookError,), ".bin"),
+        Reader("book", lambda: flipped_bytes(book_samples), read_book, (BookError,), ".bin"),
+        Reader("chromosome-db", lambda: flipped_bytes(lambda: [database_sample()]), read_database,
+               (GenomeError,), ".db"),
         Reader("state-file", state_inputs, read_state_file, (ConfigError,), ".pickle"),
         Reader("player-spec", lambda: text_inputs(PLAYER_SPECS), read_player_spec, (PlayerSpecError,)),
         Reader("engine-spec", lambda: text_inputs(ENGINE_SPECS), read_engine_spec, (SpecError,)),

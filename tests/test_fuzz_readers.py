@@ -142,3 +142,19 @@ def test_a_damaged_state_file_is_a_config_error_naming_it(data, tmp_path):
     with pytest.raises(ConfigError, match="run_state.pickle"):
         read_state(path, ("iteration", "numbers"))
     check("state-file", data, tmp_path)
+
+
+def test_a_damaged_position_set_line_gets_a_short_warning(tmp_path):
+    check("epd", f'4k3/8/8/8/8/8/4P3/4K3 w - - c9 "1{HUGE}";\n'
+                 f'4k3/8/8/8/8/8/4P3/4K3 w - - c9 "1-0"; ce {HUGE};\n', tmp_path)
+
+
+@pytest.mark.parametrize("offset, byte", [
+    (3310, 188),        # a text cell that is not UTF-8: sqlite3 raised UnicodeDecodeError
+    (3558, 11),         # a schema with a vertical tab: SQLite's message ran over two lines
+])
+def test_a_damaged_chromosome_database_is_a_genome_error(offset, byte, tmp_path):
+    from fuzz_readers import database_sample
+    data = bytearray(database_sample())
+    data[offset] = byte
+    check("chromosome-db", bytes(data), tmp_path)
