@@ -79,7 +79,7 @@ def test_the_certs_helper_writes_private_keys_refuses_to_overwrite_and_prints_th
     cluster_tls = f"--tls-ca-file {files.ca} --tls-cert {files.cluster[0]} --tls-key {files.cluster[1]}"
     assert f"dask scheduler {cluster_tls}" in proc.stdout
     assert f"dask worker tls://10.1.2.3:8786 {cluster_tls}" in proc.stdout
-    assert (f"genchess-train CONFIG --scheduler tls://10.1.2.3:8786 --tls-ca-file {files.ca} "
+    assert (f"genchess train CONFIG --scheduler tls://10.1.2.3:8786 --tls-ca-file {files.ca} "
             f"--tls-cert {files.client[0]} --tls-key {files.client[1]}") in proc.stdout
     # Both key pairs are the CA's, as OpenSSL sees them.
     for cert, key in (files.cluster, files.client):

@@ -7,6 +7,7 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -261,6 +262,9 @@ def test_pgn_games_broken_ones_named_and_duplicates_dropped(tmp_path):
     (["--pgn", "/no/such.pgn"], "/no/such.pgn: no such PGN file"),
     (["--play", "genchess", "--games", "1", "--mentor", "depth=x"], "--mentor: expected depth=N"),
     (["--play", "genchess", "--games", "1", "--mentor", "time=3"], "--mentor: expected depth=N"),
+    (["--play", "genchess", "--games", "1", "--mentor", "genchess:time=3"], "--mentor: expected depth=N"),
+    (["--play", "genchess", "--games", "1", "--mentor", "crafty:depth=3"], "--mentor: expected depth=N"),
+    (["--play", "genchess", "--games", "1", "--mentor", "nodes=" + "9" * 5000], "--mentor: expected depth=N"),
     (["--play", "stockfish", "--games", "1", "--stockfish", "/no/stockfish"], "no stockfish binary"),
     (["--play", "genchess", "--games", "x"], "--games: expected a whole number"),
     (["--play", "genchess", "--games", "1", "--genome", "/no/such.genome"], "cannot read genome"),
@@ -293,3 +297,36 @@ def test_stockfish_self_play_with_mentor_scores(tmp_path):
     positions_cmd("--play", "stockfish", "--games", "2", "--nodes", "2000", "--mentor", "depth=6",
                   "--workers", "1", "-o", str(again))
     assert lines_of(again) == lines            # deterministic whatever the worker count
+
+
+def test_genchess_scores_its_own_positions(tmp_path):
+    """--mentor genchess:depth=N: each position's ce is what GenChess itself reports at
+    that depth over UCI from a new game (its hash cleared), the same with any worker
+    count, and a packed set keeps the same scores from White's view."""
+    import chess
+    import chess.engine
+    from genchess.files import package_file
+    genome = str(package_file("genomes", "unified.genome"))
+    out = tmp_path / "own.epd"
+    done = positions_cmd("--play", "genchess", "--games", "2", "--nodes", "1000", "--genome", genome,
+                         "--mentor", "genchess:depth=4", "--workers", "2", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "own.epd.json").read_text())
+    assert meta["mentor"]["limit"] == "genchess:depth=4" and meta["mentor"]["engine"].startswith("GenChess")
+    lines = lines_of(out)
+    assert lines and all(" ce " in line for line in lines)
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "genchess", "--genome", genome, "uci"])
+    try:
+        for line in lines[:6]:
+            info = engine.analyse(chess.Board(line.split(" c9 ")[0]), chess.engine.Limit(depth=4), game=object())
+            expected = max(-10000, min(10000, info["score"].relative.score(mate_score=100000)))
+            assert int(line.split(" ce ")[1].rstrip(";")) == expected, line
+    finally:
+        engine.quit()
+    packed_out = tmp_path / "own.gcpos"
+    positions_cmd("--play", "genchess", "--games", "2", "--nodes", "1000", "--genome", genome,
+                  "--mentor", "genchess:depth=4", "--workers", "1", "-o", str(packed_out))
+    assert json.loads((tmp_path / "own.gcpos.json").read_text())["mentor"]["view"] == "White"
+    from_epd, from_packed = load_positions(out), load_positions(packed_out)
+    assert np.array_equal(from_epd.mentor, from_packed.mentor)
+    assert np.array_equal(from_epd.pieces, from_packed.pieces)

@@ -45,3 +45,20 @@ def test_fastchess_cannot_speak_xboard():
     done = run_script("dev/stress_tc.py", "--manager", "fastchess", "--protocol", "xboard")
     assert done.returncode == 2 and "fastchess speaks UCI only" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_chess960_games_start_from_chess960_positions(tmp_path):
+    """--variant chess960: the manager plays fischerandom from the 960 start positions, each
+    with both colours, and the PGN says so."""
+    tournament_manager("fastchess")
+    done = run_script("dev/stress_tc.py", "--manager", "fastchess", "--variant", "chess960", "--selfplay", "2",
+                      "--selfplay-tc", "2+0.05", "--stockfish", "0", "--pgn-dir", tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "time losses 0, illegal moves 0" in done.stdout
+    starts = (tmp_path / "chess960.epd").read_text().splitlines()
+    assert len(starts) == 960 and len(set(starts)) == 960
+    with open(tmp_path / "selfplay-960-fastchess-threads1.pgn") as f:
+        games = [g for g in iter(lambda: chess.pgn.read_game(f), None)]
+    assert len(games) == 2 and games[0].headers["Variant"].lower() in ("chess960", "fischerandom")
+    assert games[0].headers["FEN"] == games[1].headers["FEN"]
+    assert games[0].board().chess960 and games[0].headers["White"] == games[1].headers["Black"]

@@ -53,8 +53,9 @@ def add_positions_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--per-game", metavar="N", type=_positive, default=8,
                    help="positions sampled per game, spread over it (default 8)")
     p.add_argument("--mentor", metavar="LIMIT",
-                   help="score each position with Stockfish: depth=N or nodes=N (ce, clamped "
-                        f"to +-{MENTOR_CLAMP_CP} cp)")
+                   help="score each position with Stockfish (depth=N or nodes=N) or with GenChess's "
+                        "own search and genome (genchess:depth=N or genchess:nodes=N); ce, clamped "
+                        f"to +-{MENTOR_CLAMP_CP} cp")
     p.add_argument("--stockfish", metavar="PATH", default="stockfish",
                    help="the Stockfish binary (default: stockfish on PATH, then /usr/games/stockfish)")
     p.add_argument("--workers", metavar="N", type=_positive, default=os.cpu_count() or 1,

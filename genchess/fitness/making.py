@@ -28,6 +28,7 @@ from genchess_core import Board
 
 RESOLVER_HASH_MB = 1        # quiescence uses no hash table
 STOCKFISH_HASH_MB = 16
+MENTOR_HASH_MB = 4          # GenChess's own search scoring positions: cleared before each
 MAX_PLIES = 600             # a self-play game this long is stopped and called a draw
 
 _local = threading.local()
@@ -48,7 +49,7 @@ class PositionsJob:
     seed: int = 0
     skip_plies: int = 8
     per_game: int = 8
-    mentor: tuple[str, int] | None = None   # ("depth", N) or ("nodes", N)
+    mentor: tuple[str, str, int] | None = None   # ("stockfish" or "genchess", "depth" or "nodes", N)
     chess960: bool = False      # played (or given) by Chess960's rules: castling king-takes-rook
 
 
@@ -97,7 +98,11 @@ def run_job(job: PositionsJob) -> PositionsResult:
                 counts["castling_dropped"] += 1
             positions.append((position_key(kept), None))
     if job.mentor and positions:
-        scores = mentor_scores(job.stockfish, [fen for fen, _ in positions], job.mentor, job.chess960)
+        fens = [fen for fen, _ in positions]
+        if job.mentor[0] == "genchess":
+            scores = genchess_scores(job.genome, fens, job.mentor[1:], job.chess960)
+        else:
+            scores = mentor_scores(job.stockfish, fens, job.mentor[1:], job.chess960)
         positions = [(fen, ce) for (fen, _), ce in zip(positions, scores)]
         counts["mentor_clamped"] += sum(abs(ce) >= MENTOR_CLAMP_CP for ce in scores)
     return PositionsResult(job.number, job.engine, result, len(moves), positions, dict(counts),
@@ -172,16 +177,22 @@ def recipe_genome():
 
 def resolver_for(genome_text: str):
     """A Searcher holding `genome_text`'s genome, kept for the next job."""
-    resolvers = _local.__dict__.setdefault("resolvers", {})
-    if genome_text not in resolvers:
+    return searcher_for(genome_text, "resolvers", RESOLVER_HASH_MB)
+
+
+def searcher_for(genome_text: str, role: str, hash_mb: int):
+    """This worker's Searcher for `role` holding `genome_text`'s genome (the recipe's
+    default when empty), made once and kept for the next job."""
+    searchers = _local.__dict__.setdefault(role, {})
+    if genome_text not in searchers:
         from genchess.genome import parse_genome_text
         from genchess_core.searcher import Searcher
         genome = parse_genome_text(genome_text).genomes[0] if genome_text else recipe_genome()
-        searcher = Searcher(RESOLVER_HASH_MB)
+        searcher = Searcher(hash_mb)
         searcher.set_genome(genome.pack())
-        resolvers.clear()                       # one genome per run: keep no stale ones
-        resolvers[genome_text] = searcher
-    return resolvers[genome_text]
+        searchers.clear()                       # one genome per run: keep no stale ones
+        searchers[genome_text] = searcher
+    return searchers[genome_text]
 
 
 def play_genchess(job: PositionsJob, start: str) -> tuple[list[str], str]:
@@ -230,6 +241,29 @@ def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:
         move = engine.play(board, limit, game=game).move
         board.push(move)
         moves.append(move.uci())
+
+
+def genchess_scores(genome_text: str, fens: list[str], limit: tuple[str, int],
+                    chess960: bool = False) -> list[int]:
+    """GenChess's own search score of each position in centipawns, side to move's
+    view, at a fixed depth or node count on one thread, mates clamped to
+    +-MENTOR_CLAMP_CP as Stockfish's are. The hash is cleared before each position,
+    so a score depends on the position and the genome alone: any worker gives it."""
+    from genchess_core.searcher import MATE_THRESHOLD
+    searcher = searcher_for(genome_text, "mentors", MENTOR_HASH_MB)
+    key, value = limit
+    scores = []
+    for fen in fens:
+        searcher.clear()
+        searcher.clear_stop()
+        board = Board(fen, chess960=chess960)
+        found = searcher.search(board, **({"max_depth": value} if key == "depth" else {"node_limit": value}))
+        score = found["lines"][0][0]
+        if abs(score) > MATE_THRESHOLD:
+            scores.append(MENTOR_CLAMP_CP if score > 0 else -MENTOR_CLAMP_CP)
+        else:
+            scores.append(max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, round(score * 100 / searcher.pawn_unit))))
+    return scores
 
 
 def mentor_scores(path: str, fens: list[str], mentor: tuple[str, int],

@@ -4,7 +4,7 @@ A set is columns, not objects: twelve bitboards and three small fields per
 position (about 110 bytes with both labels), so a few hundred thousand positions
 fit in tens of megabytes and the C evaluation (genchess_core.positions.evaluate_set)
 walks them without the GIL. The file form is EPD, which other tuners read and
-write too:
+write too (for sets of millions, packed.py's form, 32 bytes a position):
 
     <placement> <side> <castling> <en passant> c9 "1-0"; ce 35;
 
@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from genchess.console import quoted, whole_number
+from genchess.fitness import packed
 from genchess.fitness.epd import (MENTOR_CLAMP_CP, RESULT_TEXT, RESULTS, PositionSetError, epd_line,
                                   open_text, parse_epd_line, position_key, read_keys)
 
@@ -141,7 +142,12 @@ class PositionSet:
 
     def write(self, path: str | Path) -> None:
         """Write the set as EPD (gzipped when the name ends in .gz); `ce` where a
-        mentor score is known, converted to the side to move's view."""
+        mentor score is known, converted to the side to move's view. A name ending
+        in .gcpos or .gcpos.gz is written packed instead (32 bytes a position,
+        fitness/packed.py)."""
+        if packed.is_packed_name(path):
+            packed.write_packed(self, path)
+            return
         with open_text(path, "wt") as f:
             for i in range(len(self)):
                 ce = None
@@ -172,8 +178,12 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     that cannot be used are skipped, each named `file:line: problem` in
     `.warnings` (the first `max_warnings` of them, if given) and all counted in
     `.skipped`; duplicates are kept. Raises
-    PositionSetError when the file cannot be read."""
+    PositionSetError when the file cannot be read. A packed file (fitness/packed.py,
+    known by its header whatever its name) is read whole or refused, naming its
+    first bad record: its records are not lines a reader could skip one by one."""
     path = Path(path)
+    if packed.is_packed(path):
+        return PositionSet(*packed.read_packed(path), source=str(path))
     fens: list[str] = []
     results: list[float] = []
     ce: list[float] = []

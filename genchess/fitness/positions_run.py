@@ -9,7 +9,8 @@ keeps every position written; `--resume` truncates the file to the journal's las
 length (a torn tail goes), reads back the positions already written for the
 de-duplication, and plays on from the next game. A `.gz` output is written plain
 (`<output>.part`) while running and compressed once at the end with a fixed
-header, so a resumed run and an uninterrupted one end with the same bytes. The
+header, so a resumed run and an uninterrupted one end with the same bytes; a packed
+output (`.gcpos`, `.gcpos.gz`) likewise, converted once at the end. The
 sidecar `<output>.json` (the recipe: how the set was made) says how the set was
 made; the journal is removed then. What one game gives (playing, sampling,
 resolving, labelling) is making.py's; the command's arguments are cli.py's.
@@ -31,23 +32,36 @@ from pathlib import Path
 
 from genchess.console import quoted, shortened, whole_number
 from genchess.files import package_file
-from genchess.fitness.epd import MENTOR_CLAMP_CP, epd_line, read_keys
+from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line, read_keys
 
 PROG = "genchess positions"
 DEFAULT_OPENINGS = package_file("data", "openings.epd")
+MENTORS = ("stockfish", "genchess")     # who may score the positions (--mentor)
 
 
 class UsageError(Exception):
     """A bad argument or input file: one line on stderr, exit status 2."""
 
 
-def parse_mentor(text: str) -> tuple[str, int]:
-    key, eq, value = text.strip().lower().partition("=")
+def parse_mentor(text: str) -> tuple[str, str, int]:
+    """("stockfish" or "genchess", "depth" or "nodes", N) from `[ENGINE:]depth=N|nodes=N`
+    (Stockfish when no engine is named)."""
+    engine, colon, limit = text.strip().lower().rpartition(":")
+    engine = engine if colon else "stockfish"
+    key, eq, value = limit.partition("=")
     number = whole_number(value)
-    if not eq or key not in ("depth", "nodes") or number is None or number < 1:
-        raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), not {quoted(text)}")
-    return key, number
+    if engine not in MENTORS or not eq or key not in ("depth", "nodes") or number is None \
+            or not 1 <= number <= 999_999_999:
+        raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), after "
+                                         f"genchess: for GenChess's own search, not {quoted(text)}")
+    return engine, key, number
 
+
+def mentor_text(mentor: tuple[str, str, int]) -> str:
+    """The recipe's spelling: `depth=10` for Stockfish (as sets made before GenChess
+    could label its own), `genchess:nodes=5000` for GenChess."""
+    limit = f"{mentor[1]}={mentor[2]}"
+    return limit if mentor[0] == "stockfish" else f"{mentor[0]}:{limit}"
 
 
 class PositionsRun:
@@ -55,8 +69,11 @@ class PositionsRun:
         self.args = args
         self.started = time.monotonic()
         self.out = Path(args.output)
-        self.gz = self.out.suffix == ".gz"
-        self.work = self.out.with_name(self.out.name + ".part") if self.gz else self.out
+        # A packed set (.gcpos, fitness/packed.py) is made as EPD text like a .gz one
+        # and converted once at the end, so resuming reads and cuts lines either way.
+        self.packed = str(self.out).endswith(PACKED_SUFFIXES)
+        self.gz = self.out.suffix == ".gz" and not self.packed
+        self.work = self.out.with_name(self.out.name + ".part") if self.gz or self.packed else self.out
         self.journal = self.out.with_name(self.out.name + ".journal")
         self.sidecar = self.out.with_name(self.out.name + ".json")
         self.warnings = 0
@@ -82,7 +99,7 @@ class PositionsRun:
                 raise UsageError(f"{path}: no such PGN file")
         self.genome_path, self.genome_text, self.genome_name = self._genome()
         self.stockfish = None
-        if args.mentor or any(engine == "stockfish" for engine, _, _ in self.plays):
+        if (args.mentor and args.mentor[0] == "stockfish") or any(engine == "stockfish" for engine, _, _ in self.plays):
             self.stockfish = self._stockfish()
         self.jobs, self.bad_games = self._jobs()
         self.recipe = self._recipe()
@@ -204,9 +221,24 @@ class PositionsRun:
             "seed": args.seed,
             "skip_plies": args.skip_plies,
             "per_game": args.per_game,
-            "mentor": f"{args.mentor[0]}={args.mentor[1]}" if args.mentor else None,
+            "mentor": mentor_text(args.mentor) if args.mentor else None,
             "genome_sha256": hashlib.sha256(self.genome_text.encode()).hexdigest(),
         }
+
+    def _mentor_lineage(self) -> dict | None:
+        """Who scored the positions, and how (the sidecar's `mentor`)."""
+        from genchess.fitness.making import MENTOR_HASH_MB, STOCKFISH_HASH_MB
+        mentor = self.args.mentor
+        if not mentor:
+            return None
+        if mentor[0] == "genchess":
+            import genchess
+            engine = {"engine": f"GenChess {genchess.__version__}", "genome": self.genome_name,
+                      "hash_mb": MENTOR_HASH_MB}
+        else:
+            engine = {"engine": self.stockfish["name"], "hash_mb": STOCKFISH_HASH_MB}
+        return {**engine, "limit": self.recipe["mentor"], "threads": 1, "hash_cleared": "before each position",
+                "view": "White" if self.packed else "side to move", "clamp_cp": MENTOR_CLAMP_CP}
 
     def warn(self, message: str) -> None:
         self.warnings += 1
@@ -253,6 +285,12 @@ class PositionsRun:
             if self.gz:
                 with gzip.open(self.out, "rb") as src, open(self.work, "wb") as dst:
                     shutil.copyfileobj(src, dst)
+            elif self.packed:
+                from genchess.fitness.positions import load_positions
+                try:
+                    load_positions(self.out).write(self.work)
+                except PositionSetError as e:
+                    raise UsageError(str(e)) from None
             state["offset"] = self.work.stat().st_size
             self.journal.write_text(json.dumps({"recipe": recipe}) + "\n" + json.dumps(state) + "\n",
                                     encoding="utf-8")
@@ -362,10 +400,13 @@ class PositionsRun:
                 # mtime 0 and no name: the same positions give the same bytes.
                 with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as dst:
                     shutil.copyfileobj(src, dst)
+        elif self.packed:
+            from genchess.fitness.positions import load_positions
+            load_positions(self.work).write(self.out)
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
                  "seconds": round(seconds, 1)}
         self.sidecar.write_text(json.dumps(self._lineage(state), indent=2) + "\n", encoding="utf-8")
-        if self.gz:
+        if self.gz or self.packed:
             self.work.unlink()
         self.journal.unlink()
         c = self.counts
@@ -394,18 +435,19 @@ class PositionsRun:
                 engines["stockfish"] = {"version": self.stockfish["name"], "path": self.stockfish["path"],
                                         "nodes_per_move": nodes, "threads": 1, "games": games}
         return {
-            "format": ("EPD: four FEN fields, c9 the game's result from White's view"
-                       + ("; ce the mentor's score in centipawns from the SIDE TO MOVE's view "
-                          f"(EPD's convention), mates and beyond clamped to +-{MENTOR_CLAMP_CP}"
-                          if args.mentor else "")),
+            "format": (("packed, 32 bytes a position (docs/positions.md#the-packed-format): the "
+                        "game's result and the mentor's score in centipawns, both from White's view"
+                        if self.packed else
+                        "EPD: four FEN fields, c9 the game's result from White's view"
+                        + ("; ce the mentor's score in centipawns from the SIDE TO MOVE's view "
+                           "(EPD's convention)" if args.mentor else ""))
+                       + (f", mates and beyond clamped to +-{MENTOR_CLAMP_CP}" if args.mentor else "")),
             "command": shlex.join(["genchess"] + sys.argv[1:]) if sys.argv else "",
             "recipe": self.recipe,
             "engines": engines,
             "resolution": {"by": f"GenChess {genchess.__version__} quiescence search",
                            "genome": self.genome_name},
-            "mentor": ({"engine": self.stockfish["name"], "limit": self.recipe["mentor"],
-                        "threads": 1, "hash_mb": 16, "view": "side to move",
-                        "clamp_cp": MENTOR_CLAMP_CP} if args.mentor else None),
+            "mentor": self._mentor_lineage(),
             "games": {"total": c["games"], "plies": c["plies"],
                       "by_source": {k[len("games_"):]: v for k, v in c.items() if k.startswith("games_")},
                       "results": {k[len("results "):]: v for k, v in c.items() if k.startswith("results ")}},

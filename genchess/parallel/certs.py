@@ -28,7 +28,7 @@ from pathlib import Path
 DAYS = 365                          # how long the certificates are valid by default
 CA_FILE = "ca.pem"
 CLUSTER_CERT, CLUSTER_KEY = "cluster.pem", "cluster-key.pem"    # scheduler and workers
-CLIENT_CERT, CLIENT_KEY = "client.pem", "client-key.pem"        # genchess-train
+CLIENT_CERT, CLIENT_KEY = "client.pem", "client-key.pem"        # genchess train
 FILES = (CA_FILE, CLUSTER_CERT, CLUSTER_KEY, CLIENT_CERT, CLIENT_KEY)
 
 
@@ -139,7 +139,7 @@ def commands(files: ClusterFiles, host: str = "HOST") -> list[str]:
         f"dask scheduler {cluster_tls} --dashboard-address 127.0.0.1:8787",
         f"dask worker tls://{host}:8786 {cluster_tls} --nthreads 1 --nworkers N "
         f"--dashboard-address 127.0.0.1:0",
-        f"genchess-train CONFIG --scheduler tls://{host}:8786 --tls-ca-file {files.ca} "
+        f"genchess train CONFIG --scheduler tls://{host}:8786 --tls-ca-file {files.ca} "
         f"--tls-cert {client_cert} --tls-key {client_key}",
     ]
 
@@ -147,7 +147,7 @@ def commands(files: ClusterFiles, host: str = "HOST") -> list[str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="genchess-cluster-certs",
-        description="Write the TLS files of a private dask cluster for genchess-train: a new CA's "
+        description="Write the TLS files of a private dask cluster for genchess train: a new CA's "
                     f"certificate ({CA_FILE}), a key pair for the scheduler and every worker "
                     f"({CLUSTER_CERT}, {CLUSTER_KEY}) and one for the trainer ({CLIENT_CERT}, "
                     f"{CLIENT_KEY}); then print the commands that use them. Only holders of a key "

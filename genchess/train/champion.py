@@ -26,7 +26,7 @@ old one): a kill at any instant leaves the old champion or the new, never a torn
 file. Its comment lines carry the lineage (parents, birth round, where the method
 knows them) and the match record; `genchess --genome <run file>_champion.genome`
 plays it. Each promotion is also appended to `<run file>_champion.txt`, one line
-with the match's Elo estimate, from which genchess-plot draws the champion's Elo
+with the match's Elo estimate, from which genchess plot draws the champion's Elo
 gain over the run (the estimates chained).
 """
 

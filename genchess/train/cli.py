@@ -43,7 +43,7 @@ controls while running:
 files:
 {files}
   every method, with 'champion interval': <run file>_champion.genome and _champion.txt
-  genchess-plot <file> draws what evolved (any kind of run)""")
+  genchess plot <file> draws what evolved (any kind of run)""")
     parser.add_argument("config", metavar="CONFIG", nargs="?",
                         help="configuration file (see the keys below)")
     parser.add_argument("--scheduler", metavar="ADDRESS",

@@ -3,7 +3,7 @@
 A key (`Key`) says what its text means (its kind), which attribute of the method's
 config object it sets, and why it is there. Its default is not written here: it is
 the default of that attribute's dataclass field, so each default is written once,
-and `genchess-train --help` (registry.keys_help) shows it. Keys every method
+and `genchess train --help` (registry.keys_help) shows it. Keys every method
 understands are COMMON_KEYS and the champion's CHAMPION_KEYS; each method adds its
 own (registry.py), taking the keys of an idea several methods share (generations,
 a fixed depth, the game clock) from the one definition below, so that the same
@@ -70,10 +70,10 @@ COMMON_KEYS = [
         "(round summaries only)", "quiet"),
     Key("scheduler", "scheduler", "play the games on a dask.distributed cluster: tcp://HOST:PORT "
         "of a running dask scheduler, or local:N for N worker processes on this machine "
-        "(needs pip install \"genchess[cluster]\"; genchess-train --scheduler overrides it)",
+        "(needs pip install \"genchess[cluster]\"; genchess train --scheduler overrides it)",
         "scheduler"),
     # The names of dask's own options (dask scheduler/worker --tls-ca-file ...), so one
-    # spelling serves the keys, genchess-train's switches and the cluster's commands.
+    # spelling serves the keys, genchess train's switches and the cluster's commands.
     Key("tls ca file", "file", "the CA certificate of a TLS cluster (tls://HOST:PORT), from "
         "genchess-cluster-certs DIR: DIR/ca.pem (--tls-ca-file overrides it)", "tls_ca_file"),
     Key("tls cert", "file", "the trainer's certificate for a TLS cluster: DIR/client.pem "
@@ -314,7 +314,7 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
         key = by_name.get(name)
         if key is None:
             raise ConfigError(f"{path}:{n}: unknown key {quoted(name)} for method {method!r} "
-                              f"(genchess-train --help lists the keys)")
+                              f"(genchess train --help lists the keys)")
         try:
             values[name] = convert(key, text, methods)
         except ValueError as e:

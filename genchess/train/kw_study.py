@@ -358,7 +358,7 @@ def main(argv=None) -> int:
                     "weight's mean and spread by generation, a match of the best average player "
                     "against hand-set genomes, and report.md. Running it again resumes.",
         epilog="configuration keys (key = value; # starts a comment): every kendall-whitwell key "
-               "of genchess-train --help but 'population file' and 'scaling factor', and:\n"
+               "of genchess train --help but 'population file' and 'scaling factor', and:\n"
                + "\n".join(f"  {describe_key(k)}" for k in study_keys()[:len(STUDY_KEYS)]))
     parser.add_argument("config", metavar="CONFIG", help="study configuration file")
     args = parser.parse_args(argv)

@@ -1,6 +1,7 @@
 """Nodes per second of `genchess bench` in two or more builds, in one run.
 
     python scripts/bench/bench_builds.py OLD NEW [MORE ...] [--depth 8] [--rounds 3] [--genome FILE]
+    python scripts/bench/bench_builds.py OLD NEW --instructions [--depth 6] [--perft 5]
 
 Each revision (a commit or branch) is checked out and built as scripts/dev/sprt_builds.py
 does it (in ~/.cache/genchess-builds, reused across runs). Then every build runs
@@ -12,6 +13,14 @@ others are measured against: a speed-up is a ratio, never a stopwatch reading.
 
 Run it on an idle machine: a match on the same cores halves every figure, and
 unevenly. The run warns when the load average says the cores are busy.
+
+`--instructions` counts instead of timing, for a machine that is not idle: each build's
+bench (and, with `--perft D`, its `genchess perft D` from the start position) runs once
+under valgrind's callgrind, and again at depth 1, whose count (Python's start-up, the
+genome's loading) is taken off; what is left, divided by the nodes, is the build's
+instructions per node. Instruction counts repeat exactly whatever else the machine does;
+they miss what a cache miss or a mispredicted branch costs, so a ratio of them is a
+floor on a slow-down, not the speed itself.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ sprt_builds = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sprt_builds)
 
 NODES = re.compile(r"^Nodes searched\s*:\s*(\d+)\s*$", re.M)
+COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 SPEED = re.compile(r"^Nodes/second\s*:\s*(\d+)\s*$", re.M)
 
 
@@ -83,6 +93,37 @@ def run_bench(tree: Path, depth: int, genome: Path | None = None) -> tuple[int, 
     return parse_bench(done.stdout)
 
 
+def instructions(command: list[str]) -> tuple[int, int]:
+    """The node count `command` prints and the instructions callgrind counted in it."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+                          capture_output=True, text=True)
+    nodes, counted = NODES.search(done.stdout), COLLECTED.search(done.stderr)
+    if done.returncode != 0 or not nodes or not counted:
+        raise BenchOutputError(f"{' '.join(command[:3])} under callgrind exited with {done.returncode}: "
+                               f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
+    return int(nodes.group(1)), int(counted.group(1))
+
+
+def instructions_per_node(commands: tuple[list[str], list[str]]) -> tuple[int, float]:
+    """(nodes, instructions per node) of the first command, less the second's counts
+    (the same command at depth 1: start-up and loading)."""
+    (nodes, total), (base_nodes, base) = instructions(commands[0]), instructions(commands[1])
+    return nodes, (total - base) / max(nodes - base_nodes, 1)
+
+
+def count_report(tree_results: dict[str, list[tuple[str, int, float]]], labels: list[str]) -> str:
+    """A markdown table of instructions per node, one row per build and command."""
+    lines = ["Instructions per node under callgrind (start-up taken off), builds in turn:", "",
+             "| build | " + " | ".join(f"{label}: nodes | instructions/node | relative" for label in labels) + " |",
+             "|---|" + "---|---|---|" * len(labels)]
+    firsts = next(iter(tree_results.values()))
+    for rev, rows in tree_results.items():
+        cells = [f"{nodes} | {per_node:.1f} | **{per_node / first[2]:.3f}**"
+                 for (_, nodes, per_node), first in zip(rows, firsts)]
+        lines.append(f"| {rev} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def spaced(n: float) -> str:
     """1218160 as 1 218 160, the way docs/studies/search-elo.md writes speeds."""
     return f"{n:,.0f}".replace(",", " ")
@@ -117,6 +158,10 @@ def main(argv=None) -> int:
                    help=f"worktrees (default {sprt_builds.DEFAULT_BUILDS})")
     p.add_argument("--genome", type=Path, help="bench every build with this genome file "
                    "(default: each build's hand-set genome)")
+    p.add_argument("--instructions", action="store_true",
+                   help="count instructions per node under callgrind instead of timing (any load)")
+    p.add_argument("--perft", type=int, metavar="D",
+                   help="with --instructions: also `genchess perft D` from the start position")
     args = p.parse_args(argv)
     if len(args.revs) < 2:
         print("bench_builds: give two revisions or more: the first is the one the others are "
@@ -136,6 +181,8 @@ def main(argv=None) -> int:
     except sprt_builds.BuildError as e:
         print(f"bench_builds: {e}", file=sys.stderr)
         return 2
+    if args.instructions:
+        return count_instructions(args, results, trees)
     load = busy_cores()
     if load > 0.5:
         print(f"bench_builds: warning: load average {load:.1f}: the machine is not idle, "
@@ -152,6 +199,33 @@ def main(argv=None) -> int:
         return 2
     print()
     print(report(results, args.depth, args.rounds, args.genome))
+    return 0
+
+
+def count_instructions(args, results: list[BuildResult], trees: list[Path]) -> int:
+    """`--instructions`: each build's bench (and perft) under callgrind, once."""
+    labels = [f"bench --depth {args.depth}"] + ([f"perft {args.perft}"] if args.perft else [])
+    table: dict[str, list[tuple[str, int, float]]] = {}
+    try:
+        for r, tree in zip(results, trees):
+            bench_help = subprocess.run([str(tree / "genchess-uci"), "bench", "--help"],
+                                        capture_output=True, text=True).stdout
+            pairs = [(bench_command(tree, args.depth, bench_help, args.genome),
+                      bench_command(tree, 1, bench_help, args.genome))]
+            if args.perft:
+                pairs.append(([str(tree / "genchess-uci"), "perft", str(args.perft)],
+                              [str(tree / "genchess-uci"), "perft", "1"]))
+            rows = []
+            for label, pair in zip(labels, pairs):
+                nodes, per_node = instructions_per_node(pair)
+                rows.append((label, nodes, per_node))
+                print(f"{r.rev}: {label}: {nodes} nodes, {per_node:.1f} instructions/node", flush=True)
+            table[f"{r.rev} ({r.commit[:7]})"] = rows
+    except (BenchOutputError, FileNotFoundError) as e:
+        print(f"bench_builds: {e}", file=sys.stderr)
+        return 2
+    print()
+    print(count_report(table, labels))
     return 0
 
 

@@ -5,6 +5,7 @@
     python scripts/dev/stress_tc.py --threads 2 --manager fastchess --pgn-dir games/
     python scripts/dev/stress_tc.py --threads 2 --protocol xboard --stockfish 0
     python scripts/dev/stress_tc.py --search budget --player turing
+    python scripts/dev/stress_tc.py --variant chess960 --selfplay 0 --stockfish 200 --elo 2000
 
 cutechess-cli (or fastchess, --manager) is the referee, with no grace on the clock
 (timemargin=0) and the machine's two cores in use: two games at a time on one thread
@@ -18,6 +19,10 @@ reports (time loss, illegal move, crash or disconnect, stalled connection), read
 its `Finished game` lines (fastchess writes them in cutechess-cli's words with `-output
 format=cutechess`); the exit status is 1 if GenChess had any. Each match's games go to
 --pgn-dir, one PGN per match named by the opponent, the manager and the threads.
+
+With --variant chess960 every game starts from one of the 960 start positions (both
+managers' `-variant fischerandom`, the positions drawn from all 960 unless --openings
+names a file), each played with both colours.
 
 The managers are found as the tests find them (genchess.strength.tournament_managers):
 PATH, $GENCHESS_TOURNAMENT_BIN, or ../shared/bin beside the repository. fastchess
@@ -66,16 +71,26 @@ def genchess_argv(args, name: str) -> list[str]:
     return words + [f"arg={a}" for a in extra]
 
 
+def write_chess960_openings(folder: str) -> Path:
+    """All 960 Chess960 start positions, one X-FEN a line, as an EPD file in `folder`
+    (fastchess takes Chess960 positions from its openings only)."""
+    from genchess.strength.openings import CHESS960_POSITIONS, chess960_fen
+    path = Path(folder) / "chess960.epd"
+    path.write_text("".join(" ".join(chess960_fen(n).split()[:4]) + "\n" for n in range(CHESS960_POSITIONS)))
+    return path
+
+
 def run_match(manager: str, engines: list[list[str]], tc: str, games: int, args,
               label: str) -> Counter:
     """Play `games` games between two engine specs; print and return the faults per engine."""
-    label = f"{label}-{args.manager}{'-xboard' if args.protocol == 'xboard' else ''}-threads{args.threads}"
+    label = f"{label}{'-960' if args.variant == 'chess960' else ''}-{args.manager}{'-xboard' if args.protocol == 'xboard' else ''}-threads{args.threads}"
     pgn = Path(args.pgn_dir).resolve() / f"{label}.pgn"
     command = [manager]
     for spec in engines:
         command += ["-engine", *spec]
     command += ["-each", f"tc={tc}", "timemargin=0",
                 "-openings", f"file={Path(args.openings).resolve()}", "format=epd", "order=random",
+                *(["-variant", "fischerandom"] if args.variant == "chess960" else []),
                 "-repeat", "-games", "2", "-rounds", str(max(games // 2, 1)),
                 "-concurrency", str(args.concurrency), "-recover"]
     if args.manager == "fastchess":
@@ -146,7 +161,10 @@ def main(argv=None) -> int:
                    help="how GenChess is spoken to (xboard: cutechess-cli only; default uci)")
     p.add_argument("--concurrency", type=int,
                    help="games at a time (default: two cores' worth, 2 // threads, at least 1)")
-    p.add_argument("--openings", default=str(OPENINGS), help="EPD openings (default: the shipped set)")
+    p.add_argument("--variant", choices=("standard", "chess960"), default="standard",
+                   help="chess960: every game from a Chess960 start position (default standard)")
+    p.add_argument("--openings", help="EPD openings (default: the shipped set; in chess960 all 960 "
+                                      "start positions)")
     p.add_argument("--pgn-dir", help="where the PGN files go (default: a new temporary directory)")
     p.add_argument("--log-dir", help="give each GenChess a --log file here (timestamps of every line)")
     p.add_argument("--verbose", action="store_true", help="print every finished game")
@@ -162,13 +180,15 @@ def main(argv=None) -> int:
     if manager is None:
         print(f"stress_tc: {why}", file=sys.stderr)
         return 2
-    if not Path(args.openings).exists():
-        print(f"stress_tc: no openings file {args.openings}", file=sys.stderr)
-        return 2
     args.pgn_dir = args.pgn_dir or tempfile.mkdtemp(prefix="stress_tc-")
     for folder in (args.pgn_dir, args.log_dir):
         if folder:
             Path(folder).mkdir(parents=True, exist_ok=True)
+    if args.openings is None:
+        args.openings = OPENINGS if args.variant == "standard" else write_chess960_openings(args.pgn_dir)
+    if not Path(args.openings).exists():
+        print(f"stress_tc: no openings file {args.openings}", file=sys.stderr)
+        return 2
     total = Counter()
     if args.selfplay > 0:
         total += run_match(manager, [genchess_argv(args, "GenChess-A"), genchess_argv(args, "GenChess-B")],
@@ -185,8 +205,10 @@ def main(argv=None) -> int:
             return 2
         per_level = max(args.stockfish // len(levels), 2)
         for elo in levels:
+            # Stockfish with its own margin: at none it was seen to lose on time itself on
+            # a loaded machine, and its faults are not what this counts.
             theirs = [f"name=Stockfish-{elo}", f"cmd={stockfish}", "proto=uci", "option.UCI_LimitStrength=true",
-                      f"option.UCI_Elo={elo}", "option.Threads=1"]
+                      f"option.UCI_Elo={elo}", "option.Threads=1", "option.Move Overhead=100"]
             total += run_match(manager, [genchess_argv(args, "GenChess"), theirs], args.stockfish_tc,
                                per_level, args, f"stockfish-{elo}")
     print(f"GenChess in all: time losses {total['time loss']}, illegal moves {total['illegal move']}, "
