@@ -446,20 +446,34 @@ cdef int parse_castling(Position* q, str text) except -1:
     return 0
 
 
+cdef int promoted_pieces(const Position* q, int color) noexcept nogil:
+    """How many of a side's pieces are beyond the starting ones (a queen, two rooks,
+    bishops, knights): promoted pawns, if a game reached the position."""
+    cdef int extra = 0
+    extra += max(0, popcount(q.bb[color * 6 + KNIGHT]) - 2)
+    extra += max(0, popcount(q.bb[color * 6 + BISHOP]) - 2)
+    extra += max(0, popcount(q.bb[color * 6 + ROOK]) - 2)
+    extra += max(0, popcount(q.bb[color * 6 + QUEEN]) - 1)
+    return extra
+
+
+cdef bint reachable_army(const Position* q, int color) noexcept nogil:
+    """A side's army must be one a game can reach: at most 8 pawns, and no more
+    promoted pieces than pawns missing. Why it matters beyond the rules: move lists
+    are MAX_MOVES (256) long, room for the 218 moves a reachable position can have;
+    sixteen queens would have some 400 and overrun the array."""
+    cdef int pawns = popcount(q.bb[color * 6 + PAWN])
+    return pawns <= 8 and promoted_pieces(q, color) <= 8 - pawns
+
+
 cdef int check_material(const Position* q, int color, str name) except -1:
-    """A side's army must be one a game can reach: at most 8 pawns, and no more pieces
-    beyond the starting ones (a queen, two rooks, bishops, knights) than pawns it has
-    lost to promotion. Why it matters beyond the rules: move lists are MAX_MOVES (256)
-    long, room for the 218 moves a reachable position can have; sixteen queens would
-    have some 400 and overrun the array."""
-    cdef int pawns = popcount(q.bb[color * 6 + PAWN]), extra = 0, kind
+    """reachable_army, or a ValueError saying why not."""
+    cdef int pawns = popcount(q.bb[color * 6 + PAWN])
     if pawns > 8:
         raise ValueError(f"piece placement: {name} has {pawns} pawns; at most 8")
-    for kind, start in ((KNIGHT, 2), (BISHOP, 2), (ROOK, 2), (QUEEN, 1)):
-        extra += max(0, popcount(q.bb[color * 6 + kind]) - start)
-    if extra > 8 - pawns:
-        raise ValueError(f"piece placement: {name} has {extra} pieces beyond the starting "
-                         f"ones but only {8 - pawns} pawns missing to have promoted")
+    if not reachable_army(q, color):
+        raise ValueError(f"piece placement: {name} has {promoted_pieces(q, color)} pieces beyond "
+                         f"the starting ones but only {8 - pawns} pawns missing to have promoted")
     return 0
 
 

@@ -284,6 +284,37 @@ def read_epd_gz(path: Path) -> None:
     read_epd_set(path)
 
 
+_PACKED: list[bytes] = []
+
+
+def packed_samples() -> list[bytes]:
+    """A small set in the packed format (.gcpos), from the shipped set's first lines."""
+    if not _PACKED:
+        import tempfile
+
+        from genchess.fitness.positions import load_positions
+        folder = Path(tempfile.mkdtemp(prefix="fuzz-packed-"))
+        (folder / "small.epd").write_bytes(_sample(DATA / "positions.epd.gz", 1500))
+        load_positions(folder / "small.epd").write(folder / "small.gcpos")
+        _PACKED.append((folder / "small.gcpos").read_bytes())
+    return _PACKED
+
+
+def read_packed_set(path: Path) -> None:
+    """A packed set: PositionSetError, or positions the FEN reader takes too (what a
+    packed file holds must be what an EPD line could say) and the core evaluates."""
+    from genchess.fitness.positions import load_positions
+    from genchess.genome import hand_set_genome
+    from genchess_core import Board, FenError
+    positions = load_positions(path)
+    for i in range(len(positions)):
+        try:
+            Board(positions.fen(i))
+        except FenError as e:
+            raise Failure(f"record {i} reads, but as a FEN the core refuses: {e}", "packed: FEN refused") from None
+    positions.evaluate(hand_set_genome())
+
+
 def opening_samples() -> list[bytes]:
     return [_sample(DATA / "openings.epd", 2000), _sample(DATA / "openings_moves.txt", 2000),
             b"e2e4 e7e5\n# a comment\nd2d4 d7d5 c2c4\n",
@@ -753,6 +784,9 @@ def readers() -> dict[str, Reader]:
         Reader("epd", lambda: file_inputs(epd_samples()), read_epd_set, (PositionSetError,), ".epd"),
         Reader("epd-gz", lambda: file_inputs(epd_samples()).map(
             lambda b: gzip.compress(b) if b[:1] != b"\x00" else b), read_epd_gz, (PositionSetError,), ".epd.gz"),
+        Reader("packed", lambda: flipped_bytes(packed_samples), read_packed_set, (PositionSetError,), ".gcpos"),
+        Reader("packed-gz", lambda: flipped_bytes(packed_samples).map(gzip.compress), read_packed_set,
+               (PositionSetError,), ".gcpos.gz"),
         Reader("openings", lambda: file_inputs(opening_samples()), read_opening_file, (OpeningError,), ".epd"),
         Reader("openings-pgn", lambda: file_inputs(pgn_samples()), read_pgn_openings, (OpeningError,), ".pgn"),
         Reader("pgn-positions", lambda: file_inputs(pgn_samples()), read_pgn_for_positions, (), ".pgn"),

@@ -13,7 +13,7 @@ import pickle
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fuzz_readers import Failure, Reader, one_line_problem, readers
+from fuzz_readers import GENOMES, Failure, Reader, one_line_problem, readers
 
 READERS = readers()
 # Cases per reader: few, so that the whole sweep stays well under a minute; the
@@ -76,7 +76,7 @@ def test_an_army_no_game_can_reach_is_refused_before_its_moves_overrun_the_move_
     ("pgn-positions", f'[Event "x"]\n[Result "1{HUGE}"]\n\n1. e4 e5 1-0\n'),
     ("pgn-resume", f'[Event "GenChess match"]\n[Round "{HUGE}"]\n[White "GenChess"]\n'
                    f'[Black "Baseline"]\n[Result "1-0"]\n\n1-0\n'),
-    ("trainer-config", f"generations = 3\nsigma = {HUGE}\n"),
+    ("trainer-config", f"method = evolve\nsigma = {HUGE}\n"),
     ("gauntlet-config", f"games = {HUGE}\n"),
 ])
 def test_a_runaway_input_gets_a_short_message(name, data, tmp_path):
@@ -85,7 +85,7 @@ def test_a_runaway_input_gets_a_short_message(name, data, tmp_path):
 
 @pytest.mark.parametrize("name, data", [
     ("genome", f"ID: {HUGE}\nKind: material\nEND\n"),
-    ("genome", f"ID: 1\nKind: material\nEND\nStill Alive: 0 : 1 {HUGE}\n"),
+    ("genome", (GENOMES / "material.genome").read_text() + f"Still Alive: 0 : 1 {HUGE}\n"),
     ("player-spec", f"genetic:pool.txt:{HUGE}"),
     ("engine-spec", f"genchess hash={HUGE}"),
     ("engine-spec", "genchess hash=\u00b2"),            # str.isdigit() is True, int() refuses it
@@ -158,3 +158,22 @@ def test_a_damaged_chromosome_database_is_a_genome_error(offset, byte, tmp_path)
     data = bytearray(database_sample())
     data[offset] = byte
     check("chromosome-db", bytes(data), tmp_path)
+
+
+@pytest.mark.parametrize("piece, squares, problem", [
+    (3, 1 << 12, "the side not to move is in check"),                 # the rook to e2: Black in check
+    (4, 0xFFFF00, "an army no game reaches"),                          # sixteen white queens
+])
+def test_a_packed_set_holds_only_what_a_fen_could_say(piece, squares, problem, tmp_path):
+    """The packed reader checked pieces and flags, not what set_fen checks; a crowd
+    of queens would reach the move generator unchecked."""
+    import numpy as np
+
+    from genchess.fitness.positions import PositionSet, PositionSetError, load_positions
+    positions = PositionSet.from_fens(["4k3/8/8/8/8/8/8/R3K3 w - - 0 1"] * 3, ["1-0"] * 3)
+    positions.pieces[1, 3] = 0
+    positions.pieces[1, piece] |= np.uint64(squares)
+    positions.write(tmp_path / "set.gcpos")
+    with pytest.raises(PositionSetError, match=f"set.gcpos: record 1 .*{problem}"):
+        load_positions(tmp_path / "set.gcpos")
+    check("packed", (tmp_path / "set.gcpos").read_bytes(), tmp_path)
