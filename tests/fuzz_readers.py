@@ -664,19 +664,6 @@ def command_stream(draw, commands: list[str]) -> bytes:
     return b"\n".join(kept) + b"\n"
 
 
-class _Output:
-    """A protocol's output, kept as lines."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-
-    def write(self, text: str) -> None:
-        self.lines.extend(text.splitlines())
-
-    def flush(self) -> None:
-        pass
-
-
 _ENGINES: dict = {}
 
 
@@ -684,6 +671,7 @@ def _run_protocol(data: bytes, protocol_name: str, check_line: str, answer: str)
     """Feed `data` and then `check_line` to a protocol handler in this process (input
     read as the real process reads stdin); it must answer `answer`, report no
     internal error, and end when its input ends."""
+    from engine_helpers import Lines
     from genchess.channel import Channel
     from genchess.engine import Engine
     from genchess.options import Settings
@@ -696,7 +684,7 @@ def _run_protocol(data: bytes, protocol_name: str, check_line: str, answer: str)
     engine.wait()
     stream = io.TextIOWrapper(io.BytesIO(data + check_line.encode() + b"\n"),
                               encoding="utf-8", errors="replace", newline=None)
-    out = _Output()
+    out = Lines()
     cls = UciProtocol if protocol_name == "uci" else XboardProtocol
     protocol = cls(engine, Settings(engine), Channel(inp=stream, out=out))
     if protocol_name == "xboard":
