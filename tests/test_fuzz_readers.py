@@ -177,3 +177,15 @@ def test_a_packed_set_holds_only_what_a_fen_could_say(piece, squares, problem, t
     with pytest.raises(PositionSetError, match=f"set.gcpos: record 1 .*{problem}"):
         load_positions(tmp_path / "set.gcpos")
     check("packed", (tmp_path / "set.gcpos").read_bytes(), tmp_path)
+
+
+def test_found_in_the_long_run_a_table_number_a_gene_key_and_a_players_name(tmp_path):
+    """A Phoenix table with a 5000-digit number (int() refused it), a Genetic Chess
+    key of 5000 characters quoted whole, and a resumed match's White with a vertical
+    tab (the message broke in two)."""
+    pvt = (GENOMES / "pvt-textbook.genome").read_text()
+    check("genome", pvt.replace("  50   50   50", f"  {HUGE}   50   50", 1), tmp_path)
+    genetic = (GENOMES / "default.genome").read_text()
+    check("genome", genetic.replace("Speculation Constant", "Speculation Constant" + "x" * 5000, 1), tmp_path)
+    check("pgn-resume", '[Event "GenChess match"]\n[Round "1.1"]\n[White "\x0bnew"]\n[Black "old"]\n'
+                        '[Result "1-0"]\n\n1-0\n', tmp_path)
