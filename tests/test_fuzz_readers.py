@@ -95,6 +95,7 @@ def test_a_runaway_input_gets_a_short_message(name, data, tmp_path):
     ("adjudication", "movecount=\u00b2 score=400 |"),
     ("adjudication", f"| movenumber=1 movecount={HUGE} score=2"),
     ("mentor", "depth=\u00b2"),
+    ("engine-spec", "xboard:./fairy\x00max"),              # a NUL in a path: os.access() raised
 ])
 def test_digits_int_cannot_read_are_an_error_of_the_reader(name, data, tmp_path):
     """int() refuses more than 4300 digits, and digits such as the superscript two

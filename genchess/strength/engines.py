@@ -81,6 +81,8 @@ class EngineSpec:
 
 
 def find_command(command: str) -> str | None:
+    if "\0" in command:            # no file has one; os.access() raises on it
+        return None
     if os.sep in command:
         return command if os.access(command, os.X_OK) else None
     return shutil.which(command) or shutil.which(command, path="/usr/games")
