@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from genchess.console import quoted, whole_number
+
 MATE_CP = 100_000           # a mate score, in centipawns, for the comparisons here
 
 
@@ -67,11 +69,12 @@ def _options(flag: str, words: list[str], minimum: dict[str, int], required: set
     for word in words:
         key, eq, value = word.partition("=")
         if not eq or key not in minimum:
-            raise ValueError(f"{flag}: {word!r} is not one of " + ", ".join(f"{k}=N" for k in minimum))
-        if not value.isdigit() or int(value) < minimum[key]:
+            raise ValueError(f"{flag}: {quoted(word)} is not one of " + ", ".join(f"{k}=N" for k in minimum))
+        number = whole_number(value)
+        if number is None or number < minimum[key]:
             raise ValueError(f"{flag}: {key} must be a whole number of at least {minimum[key]}, "
-                             f"not {value!r}")
-        values[key] = int(value)
+                             f"not {quoted(value)}")
+        values[key] = number
     missing = sorted(required - values.keys())
     if missing:
         raise ValueError(f"{flag}: give " + " and ".join(f"{k}=N" for k in missing))

@@ -1,14 +1,42 @@
 """What every console command shares about its terminal, whatever layer it is in.
 
 Small on purpose: the trainers' commands, the study and `genchess` import it, so
-that none of them imports another command's module to behave like it.
+that none of them imports another command's module to behave like it. Beside the
+terminal, the two things every reader of a user's text needs to keep its errors to
+one clear line: `quoted` (a piece of the input, cut short) and `whole_number`
+(digits read without int()'s own errors: other scripts' digits, or more digits
+than it converts, which str.isdigit() lets through).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Callable
+
+
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,18}")
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """A piece of a user's input for a one-line error message: its repr, cut to
+    `limit` characters, so that a runaway line does not make a runaway message."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def shortened(message: str, limit: int = 200) -> str:
+    """Another library's error message (which may quote a whole line) cut to `limit`
+    characters, on one line."""
+    message = " ".join(message.split())
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+def whole_number(text: str) -> int | None:
+    """`text` as a whole number (ASCII digits, an optional sign, at most 18 digits,
+    spaces around allowed), or None: the caller says what it expected."""
+    text = text.strip()
+    return int(text) if WHOLE_NUMBER.fullmatch(text) else None
 
 
 def reader_gone() -> int:

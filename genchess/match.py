@@ -11,11 +11,13 @@ seventy-five-move and fivefold rules.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 from genchess.adjudication import Adjudication, Adjudicator, score_cp
+from genchess.console import quoted, whole_number
 from genchess.engine import Engine
 from genchess.timeman import Limits
 from genchess_core import Board
@@ -67,39 +69,43 @@ class TimeControl:
         """`base+inc`, `moves/base(+inc)`, `st=SECONDS` (or movetime=), `nodes=N`,
         `depth=N`; ValueError saying what is wrong."""
         spelled = text.strip().lower()
+        text = quoted(text.strip())         # as the messages show it
         key, eq, value = spelled.partition("=")
         if eq:
             if key in ("st", "movetime"):
                 seconds = _number(value, text)
                 if seconds <= 0:
-                    raise ValueError(f"time control {text!r}: the time per move must be positive")
+                    raise ValueError(f"time control {text}: the time per move must be positive")
                 return cls(movetime=seconds)
             if key in ("nodes", "depth"):
-                if not value.isdigit() or int(value) < 1:
-                    raise ValueError(f"time control {text!r}: {key} must be a whole number of at least 1")
-                return cls(**{key: int(value)})
-            raise ValueError(f"time control {text!r}: expected st=, movetime=, nodes= or depth=")
+                number = whole_number(value)
+                if number is None or number < 1:
+                    raise ValueError(f"time control {text}: {key} must be a whole number of at least 1")
+                return cls(**{key: number})
+            raise ValueError(f"time control {text}: expected st=, movetime=, nodes= or depth=")
         moves, slash, rest = spelled.rpartition("/")
-        if slash and not (moves.isdigit() and int(moves) >= 1):
-            raise ValueError(f"time control {text!r}: moves per period must be a whole number of at least 1")
+        if slash and not ((whole_number(moves) or 0) >= 1):
+            raise ValueError(f"time control {text}: moves per period must be a whole number of at least 1")
         base, plus, inc = rest.partition("+")
         control = cls(_number(base, text), _number(inc, text) if plus else 0.0,
-                      int(moves) if slash else 0)
+                      whole_number(moves) if slash else 0)
         if control.base <= 0:
-            raise ValueError(f"time control {text!r}: the base time must be positive")
+            raise ValueError(f"time control {text}: the base time must be positive")
         if control.increment < 0:
-            raise ValueError(f"time control {text!r}: the increment must not be negative")
+            raise ValueError(f"time control {text}: the increment must not be negative")
         return control
 
 
 def _number(value: str, text: str) -> float:
     try:
         number = float(value)
+        if not math.isfinite(number):
+            raise ValueError
     except ValueError:
-        raise ValueError(f"time control {text!r}: {value!r} is not a number of seconds "
+        raise ValueError(f"time control {text}: {quoted(value)} is not a number of seconds "
                          f"(expected e.g. 10+0.1, 40/60, st=0.5, nodes=10000, depth=6)") from None
     if number != number or number in (float("inf"), float("-inf")):
-        raise ValueError(f"time control {text!r}: {value!r} is not a finite number")
+        raise ValueError(f"time control {text}: {value!r} is not a finite number")
     return number
 
 

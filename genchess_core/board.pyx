@@ -15,7 +15,7 @@ from libc.stdlib cimport malloc, realloc, free
 from genchess_core.types cimport *
 from genchess_core.position cimport (Position, Undo, make_move, unmake_move, make_null,
                                      unmake_null, in_check, set_fen, get_fen, move_to_uci,
-                                     compute_key, repetition_count, castling_text,
+                                     compute_key, repetition_count, castling_text, shown,
                                      is_standard_castling)
 from genchess_core.movegen cimport (generate_legal, game_status, perft, GEN_ALL,
                                     STATUS_ONGOING, STATUS_CHECKMATE, STATUS_STALEMATE,
@@ -77,7 +77,7 @@ cdef class Board:
         try:
             set_fen(&self.pos, fen)
         except ValueError as e:
-            raise FenError(f"invalid FEN {fen.strip()!r}: {e}") from None
+            raise FenError(f"invalid FEN {shown(fen.strip(), 120)}: {e}") from None
         self.pos.chess960 = chess960
         self.n_played = 0
 
@@ -167,7 +167,7 @@ cdef class Board:
         cdef Move moves[MAX_MOVES]
         cdef int n, i
         if not isinstance(uci, str) or not _looks_like_uci(uci):
-            raise MoveError(f"malformed move {uci!r}: expected UCI notation such as e2e4 or e7e8q")
+            raise MoveError(f"malformed move {shown(uci) if isinstance(uci, str) else type(uci).__name__}: expected UCI notation such as e2e4 or e7e8q")
         n = generate_legal(&self.pos, moves, GEN_ALL)
         for i in range(n):
             if move_to_uci(&self.pos, moves[i]) == uci:
@@ -178,7 +178,7 @@ cdef class Board:
                     or (is_standard_castling(&self.pos, moves[i])
                         and castling_text(&self.pos, moves[i], False) == uci)):
                 return moves[i]
-        raise MoveError(f"illegal move {uci!r} in position {self.fen()}")
+        raise MoveError(f"illegal move {shown(uci)} in position {self.fen()}")
 
     def parse_uci(self, uci):
         """The legal move `uci` names, written as legal_moves() writes it (castling in

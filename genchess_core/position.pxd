@@ -41,6 +41,7 @@ cdef void unmake_null(Position* p, const Undo* u) noexcept nogil
 cdef U64 attackers_to(const Position* p, int sq, U64 occ) noexcept nogil
 cdef U64 side_attacks(const Position* p, int c, U64 occ, bint with_king) noexcept nogil
 cdef bint in_check(const Position* p) noexcept nogil
+cdef bint reachable_army(const Position* q, int color) noexcept nogil
 cdef int king_square(const Position* p, int color) noexcept nogil
 cdef int repetition_count(const Position* p) noexcept nogil
 cdef U64 compute_key(const Position* p) noexcept nogil
@@ -51,6 +52,7 @@ cdef int set_fen(Position* p, str fen) except -1
 cdef str get_fen(const Position* p, bint shredder=*)
 cdef str move_to_uci(const Position* p, Move m)
 cdef str castling_text(const Position* p, Move m, bint king_takes_rook)
+cdef str shown(str text, int limit=*)
 cdef bint is_standard_castling(const Position* p, Move m)
 
 

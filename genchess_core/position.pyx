@@ -383,6 +383,13 @@ cdef str castling_text(const Position* p, Move m, bint king_takes_rook):
     return square_name(move_from(m)) + square_name(move_to(m))
 
 
+cdef str shown(str text, int limit=40):
+    """A FEN, a field of one or a move for an error message: its repr, cut to `limit`
+    characters, so that a runaway one (a fuzzer's, a broken GUI's) does not make a
+    runaway message."""
+    return repr(text if len(text) <= limit else text[:limit - 3] + "...")
+
+
 cdef int parse_square(str s) except -2:
     if len(s) == 2 and s[0] in FILES and s[1] in "12345678":
         return FILES.index(s[0]) + 8 * (int(s[1]) - 1)
@@ -391,9 +398,9 @@ cdef int parse_square(str s) except -2:
 
 cdef int parse_counter(str text, str what, int minimum) except -1:
     if not text.isdigit() or not text.isascii():
-        raise ValueError(f"{what} must be a non-negative integer, not {text!r}")
+        raise ValueError(f"{what} must be a non-negative integer, not {shown(text)}")
     if len(text) > 6:
-        raise ValueError(f"{what} {text} is too large (at most 999999)")
+        raise ValueError(f"{what} {shown(text)} is too large (at most 999999)")
     return max(int(text), minimum)
 
 
@@ -409,10 +416,10 @@ cdef int parse_castling(Position* q, str text) except -1:
     if text != "-":
         for ch in text:
             if not (ch in "KQkq" or ch.lower() in FILES):
-                raise ValueError(f"castling rights: bad character {ch!r} in {text!r} "
+                raise ValueError(f"castling rights: bad character {ch!r} in {shown(text)} "
                                  "(expected K, Q, k, q, a rook's file A-H or a-h, or -)")
             if text.count(ch) > 1:
-                raise ValueError(f"castling rights: {ch!r} repeated in {text!r}")
+                raise ValueError(f"castling rights: {ch!r} repeated in {shown(text)}")
             color = WHITE if ch.isupper() else BLACK
             name = "white" if color == WHITE else "black"
             first = 1 if color == WHITE else 8
@@ -433,15 +440,46 @@ cdef int parse_castling(Position* q, str text) except -1:
                     raise ValueError(f"castling right {ch!r}: no {name} rook on {square_name(sq)}")
                 r = color * 2 + ((sq & 7) < (king & 7))
             if rooks[r] == sq:
-                raise ValueError(f"castling rights {text!r}: {named[r]!r} and {ch!r} both name "
+                raise ValueError(f"castling rights {shown(text)}: {named[r]!r} and {ch!r} both name "
                                  f"the {name} rook on {square_name(sq)}")
             if rooks[r] != NO_SQ:
-                raise ValueError(f"castling rights {text!r}: {named[r]!r} and {ch!r} are both "
+                raise ValueError(f"castling rights {shown(text)}: {named[r]!r} and {ch!r} are both "
                                  f"{name}'s {'queen' if r & 1 else 'king'}-side right "
                                  f"(rooks on {square_name(rooks[r])} and {square_name(sq)})")
             rooks[r] = sq
             named[r] = ch
     set_castling(q, rooks)
+    return 0
+
+
+cdef int promoted_pieces(const Position* q, int color) noexcept nogil:
+    """How many of a side's pieces are beyond the starting ones (a queen, two rooks,
+    bishops, knights): promoted pawns, if a game reached the position."""
+    cdef int extra = 0
+    extra += max(0, popcount(q.bb[color * 6 + KNIGHT]) - 2)
+    extra += max(0, popcount(q.bb[color * 6 + BISHOP]) - 2)
+    extra += max(0, popcount(q.bb[color * 6 + ROOK]) - 2)
+    extra += max(0, popcount(q.bb[color * 6 + QUEEN]) - 1)
+    return extra
+
+
+cdef bint reachable_army(const Position* q, int color) noexcept nogil:
+    """A side's army must be one a game can reach: at most 8 pawns, and no more
+    promoted pieces than pawns missing. Why it matters beyond the rules: move lists
+    are MAX_MOVES (256) long, room for the 218 moves a reachable position can have;
+    sixteen queens would have some 400 and overrun the array."""
+    cdef int pawns = popcount(q.bb[color * 6 + PAWN])
+    return pawns <= 8 and promoted_pieces(q, color) <= 8 - pawns
+
+
+cdef int check_material(const Position* q, int color, str name) except -1:
+    """reachable_army, or a ValueError saying why not."""
+    cdef int pawns = popcount(q.bb[color * 6 + PAWN])
+    if pawns > 8:
+        raise ValueError(f"piece placement: {name} has {pawns} pawns; at most 8")
+    if not reachable_army(q, color):
+        raise ValueError(f"piece placement: {name} has {promoted_pieces(q, color)} pieces beyond "
+                         f"the starting ones but only {8 - pawns} pawns missing to have promoted")
     return 0
 
 
@@ -469,7 +507,7 @@ cdef int set_fen(Position* p, str fen) except -1:
             if ch in "12345678":
                 if previous in "12345678" and previous:
                     raise ValueError(f"piece placement: two digits in a row in rank {rank + 1} "
-                                     f"({text!r}); write the empty squares as one digit")
+                                     f"({shown(text)}); write the empty squares as one digit")
                 file_ += ord(ch) - ord("0")
             elif ch in PIECE_LETTERS:
                 if file_ < 8:
@@ -483,7 +521,7 @@ cdef int set_fen(Position* p, str fen) except -1:
                                  f"(expected a piece letter from {PIECE_LETTERS} or a digit 1-8)")
             previous = ch
         if file_ != 8:
-            raise ValueError(f"piece placement: rank {rank + 1} ({text!r}) has {file_} squares; expected 8")
+            raise ValueError(f"piece placement: rank {rank + 1} ({shown(text)}) has {file_} squares; expected 8")
     q.all = q.occ[0] | q.occ[1]
     for color, name in ((WHITE, "white"), (BLACK, "black")):
         n = popcount(q.bb[color * 6 + KING])
@@ -494,23 +532,23 @@ cdef int set_fen(Position* p, str fen) except -1:
         raise ValueError(f"piece placement: pawn on {square_name(lsb(pawns))}; "
                          "pawns cannot stand on the first or last rank")
     if fields[1] not in ("w", "b"):
-        raise ValueError(f"side to move must be 'w' or 'b', not {fields[1]!r}")
+        raise ValueError(f"side to move must be 'w' or 'b', not {shown(fields[1])}")
     q.side = WHITE if fields[1] == "w" else BLACK
     parse_castling(&q, fields[2])
     q.ep = NO_SQ
     if fields[3] != "-":
         ep = parse_square(fields[3])
         if ep < 0:
-            raise ValueError(f"en-passant square {fields[3]!r} is not a square name like e3 or -")
+            raise ValueError(f"en-passant square {shown(fields[3])} is not a square name like e3 or -")
         ep_rank = 5 if q.side == WHITE else 2
         pushed = ep - 8 if q.side == WHITE else ep + 8      # where the double-pushed pawn stands
         origin = ep + 8 if q.side == WHITE else ep - 8      # where it came from
         if ep >> 3 != ep_rank:
-            raise ValueError(f"en-passant square {fields[3]!r} is impossible: with "
+            raise ValueError(f"en-passant square {shown(fields[3])} is impossible: with "
                              f"{'white' if q.side == WHITE else 'black'} to move it must be on rank "
                              f"{ep_rank + 1}")
         if q.board[pushed] != (q.side ^ 1) * 6 + PAWN or q.board[ep] != NO_PIECE or q.board[origin] != NO_PIECE:
-            raise ValueError(f"en-passant square {fields[3]!r} is impossible: no pawn can just "
+            raise ValueError(f"en-passant square {shown(fields[3])} is impossible: no pawn can just "
                              f"have moved two squares past it")
         q.ep = ep
     if len(fields) == 6:
@@ -519,6 +557,9 @@ cdef int set_fen(Position* p, str fen) except -1:
     else:
         q.halfmove = 0
         q.fullmove = 1
+    # Last, so that a FEN's fields are checked in order before its armies are weighed.
+    check_material(&q, WHITE, "white")
+    check_material(&q, BLACK, "black")
     q.side ^= 1
     if in_check(&q):
         q.side ^= 1

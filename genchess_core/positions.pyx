@@ -28,7 +28,8 @@ import numpy as np
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport pop_lsb
 from genchess_core.position cimport (Position, Undo, make_move, unmake_move, in_check,
-                                     compute_key, set_fen, get_fen, castling_from_rights)
+                                     compute_key, set_fen, get_fen, castling_from_rights,
+                                     reachable_army)
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport EvalParams, evaluate, make_params
@@ -210,6 +211,49 @@ def set_fen_of(const U64[::1] pieces, int side, int castling, int ep):
     cdef Position pos
     unpack_position(&pos, &pieces[0], side, castling, ep)
     return get_fen(&pos)
+
+
+cdef int unreachable(Position* p) noexcept nogil:
+    """0 for a position a FEN could set up, else what set_fen would refuse it for
+    (UNREACHABLE's index); the pieces themselves (kings, pawns' ranks) are the
+    packed reader's numpy checks."""
+    cdef int ep = p.ep, pushed, origin
+    if not reachable_army(p, WHITE) or not reachable_army(p, BLACK):
+        return 1
+    p.side ^= 1
+    if in_check(p):
+        p.side ^= 1
+        return 2
+    p.side ^= 1
+    if ep != NO_SQ:
+        pushed = ep - 8 if p.side == WHITE else ep + 8
+        origin = ep + 8 if p.side == WHITE else ep - 8
+        if ep >> 3 != (5 if p.side == WHITE else 2) or p.board[pushed] != (p.side ^ 1) * 6 + PAWN \
+                or p.board[ep] != NO_PIECE or p.board[origin] != NO_PIECE:
+            return 3
+    return 0
+
+
+UNREACHABLE = ("", "an army no game reaches (more than 8 pawns, or more promoted pieces than "
+               "pawns missing)", "the side not to move is in check",
+               "an en-passant square no pawn can just have passed")
+
+
+def first_unreachable(const U64[:, ::1] pieces, const uint8_t[::1] side,
+                      const uint8_t[::1] castling, const int8_t[::1] ep):
+    """(row, problem) of the first packed position no FEN could set up, or None: a
+    packed set must hold what an EPD line could say, or its positions would reach
+    the search and move generator unchecked (sixteen queens overrun a move list)."""
+    cdef Py_ssize_t n = pieces.shape[0], i
+    cdef Position pos
+    cdef int problem = 0
+    with nogil:
+        for i in range(n):
+            unpack_position(&pos, &pieces[i, 0], side[i], castling[i], ep[i])
+            problem = unreachable(&pos)
+            if problem:
+                break
+    return (i, UNREACHABLE[problem]) if problem else None
 
 
 def evaluate_set(const U64[:, ::1] pieces, const uint8_t[::1] side,

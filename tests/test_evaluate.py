@@ -574,10 +574,11 @@ def test_evaluation_is_clamped_below_the_mate_range(positions):
     extreme = make_genome(priority=1000.0, exponent=4.0).pack()
     values = [evaluate_board(Board(fen), extreme) for fen in positions[::4]]
     assert all(abs(v) <= EVAL_LIMIT < MATE_THRESHOLD for v in values)
-    # Six stacked pawns with exponent 4 and priority 1000: 1000 * 6^4 * 1000 > the clamp.
+    # Eight pawns stacked on three files (no side has more than eight) with exponent 4 and
+    # priority 1000: still far past the clamp.
     packed = _only("stacked", priority=1000.0, exponent=4.0)
-    assert evaluate_board(Board("4k3/8/2P1P1P1/2P1P1P1/2P1P1P1/8/8/4K3 w - - 0 1"), packed) == -EVAL_LIMIT
-    assert evaluate_board(Board("4k3/8/2P1P1P1/2P1P1P1/2P1P1P1/8/8/4K3 b - - 0 1"), packed) == EVAL_LIMIT
+    assert evaluate_board(Board("4k3/8/2P1P1P1/2P1P1P1/2P1P3/8/8/4K3 w - - 0 1"), packed) == -EVAL_LIMIT
+    assert evaluate_board(Board("4k3/8/2P1P1P1/2P1P1P1/2P1P3/8/8/4K3 b - - 0 1"), packed) == EVAL_LIMIT
 
 
 def test_evaluation_does_not_change_the_board(positions):

@@ -69,8 +69,11 @@ def test_an_epd_file_is_not_packed(tmp_path):
 
 
 def test_more_than_32_pieces_cannot_be_packed():
-    crowded = PositionSet.from_fens(["rnbqkbnr/pppppppp/pppppppp/8/8/PPPPPPPP/PPPPPPPP/RNBQKBNR w - - 0 1"],
-                                    ["1-0"])
+    # No FEN sets up such an army any more (at most 8 pawns a side): the set's columns
+    # are crowded by hand, as a bug elsewhere might.
+    crowded = PositionSet.from_fens(["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"], ["1-0"])
+    crowded.pieces[0, 0] |= np.uint64(0xFF0000)            # white pawns on rank 3
+    crowded.pieces[0, 6] |= np.uint64(0xFF0000000000)      # black pawns on rank 6
     with pytest.raises(ValueError, match="position 0: 48 pieces; a packed record holds 32"):
         packed.encode(crowded)
 

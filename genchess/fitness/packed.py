@@ -206,5 +206,11 @@ def decode(records: np.ndarray, path, first: int) -> tuple[np.ndarray, ...]:
     bad((score != NO_SCORE) & (np.abs(score) > MENTOR_CLAMP_CP),
         lambda row: f"score {int(score[row])} (at most {MENTOR_CLAMP_CP} either way)")
     mentor = np.where(score == NO_SCORE, np.nan, score).astype(np.float32)
-    return (pieces, (flags & 1).astype(np.uint8), (flags >> 1).astype(np.uint8), ep.astype(np.int8),
-            (result.astype(np.float32) / 2).astype(np.float32), mentor)
+    side, castling, ep = (flags & 1).astype(np.uint8), (flags >> 1).astype(np.uint8), ep.astype(np.int8)
+    # What numpy cannot see cheaply, the core checks as set_fen would (an EPD line
+    # with the same position would be refused).
+    from genchess_core.positions import first_unreachable
+    found = first_unreachable(np.ascontiguousarray(pieces), side, castling, ep)
+    if found is not None:
+        bad(np.arange(n) == found[0], found[1])
+    return pieces, side, castling, ep, (result.astype(np.float32) / 2).astype(np.float32), mentor

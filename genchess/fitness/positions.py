@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.console import quoted, whole_number
 from genchess.fitness import packed
 from genchess.fitness.epd import (MENTOR_CLAMP_CP, RESULT_TEXT, RESULTS, PositionSetError, epd_line,
                                   open_text, parse_epd_line, position_key, read_keys)
@@ -209,15 +210,15 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
                     bad(number, "no c9 result")
                     continue
                 if ops["c9"] not in RESULTS:
-                    bad(number, f"c9 {ops['c9']!r} is not 1-0, 1/2-1/2 or 0-1")
+                    bad(number, f"c9 {quoted(ops['c9'])} is not 1-0, 1/2-1/2 or 0-1")
                     continue
                 score = float("nan")
                 if "ce" in ops:
-                    try:
-                        score = float(int(ops["ce"]))
-                    except ValueError:
-                        bad(number, f"ce {ops['ce']!r} is not a whole number of centipawns")
+                    ce_cp = whole_number(ops["ce"])
+                    if ce_cp is None:
+                        bad(number, f"ce {quoted(ops['ce'])} is not a whole number of centipawns")
                         continue
+                    score = float(ce_cp)
                 fens.append(fen)
                 results.append(RESULTS[ops["c9"]])
                 ce.append(score)

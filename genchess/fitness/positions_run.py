@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from genchess.console import quoted, shortened, whole_number
 from genchess.files import AppendFile, package_file, write_atomically
 from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line, read_keys
 
@@ -48,11 +49,12 @@ def parse_mentor(text: str) -> tuple[str, str, int]:
     engine, colon, limit = text.strip().lower().rpartition(":")
     engine = engine if colon else "stockfish"
     key, eq, value = limit.partition("=")
-    if engine not in MENTORS or not eq or key not in ("depth", "nodes") or not value.isdigit() \
-            or len(value) > 9 or int(value) < 1:
+    number = whole_number(value)
+    if engine not in MENTORS or not eq or key not in ("depth", "nodes") or number is None \
+            or not 1 <= number <= 999_999_999:
         raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), after "
-                                         f"genchess: for GenChess's own search, not {text!r}")
-    return engine, key, int(value)
+                                         f"genchess: for GenChess's own search, not {quoted(text)}")
+    return engine, key, number
 
 
 def mentor_text(mentor: tuple[str, str, int]) -> str:
@@ -500,24 +502,27 @@ def read_pgn_games(path):
                 game = chess.pgn.read_game(f)
             except (ValueError, UnicodeDecodeError) as e:
                 number += 1
-                yield f"{path}: game {number}", f"unreadable ({e})"
+                yield f"{path}: game {number}", f"unreadable ({shortened(str(e))})"
                 continue
             if game is None:
                 return
             number += 1
             where = f"{path}: game {number}"
-            if game.errors:
-                yield where, f"{game.errors[0]}"
+            if game.errors:           # python-chess's message quotes the bad text whole
+                yield where, shortened(str(game.errors[0]))
                 continue
             result = game.headers.get("Result", "*")
             if result not in ("1-0", "0-1", "1/2-1/2"):
-                yield where, f"no result (Result {result!r})"
+                yield where, f"no result (Result {quoted(result)})"
                 continue
             try:
                 board = game.board()
                 start = board.fen()
                 moves = [move.uci() for move in game.mainline_moves()]
             except ValueError as e:
-                yield where, f"bad position ({e})"
+                yield where, f"bad position ({shortened(str(e))})"
+                continue
+            if "0000" in moves:             # python-chess reads `--` as a pass; chess has none
+                yield where, f"a null move (--) at ply {moves.index('0000') + 1}"
                 continue
             yield where, (start, moves, result, board.chess960)

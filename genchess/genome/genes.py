@@ -100,7 +100,7 @@ class Gene:
         for key, (text, line) in sorted(items.items(), key=lambda item: item[1][1]):
             spec = table.get(key)
             if spec is None:
-                raise GenomeError.at(path, line, f"{cls.NAME}: unknown key '{key}'")
+                raise GenomeError.at(path, line, f"{cls.NAME}: unknown key {quote(key)}")
             try:
                 values[key] = spec.parse(text)
             except ValueError as problem:

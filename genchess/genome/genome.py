@@ -73,14 +73,14 @@ class Genome(CarriesSearchGenes):
                 if gene is None:
                     raise GenomeError.at(path, n, f"unknown gene {quote(rest)}")
                 if gene in gene_lines:
-                    raise GenomeError.at(path, n, f"duplicated gene '{rest}' (first at line {gene_lines[gene]})")
+                    raise GenomeError.at(path, n, f"duplicated gene {quote(rest)} (first at line {gene_lines[gene]})")
                 gene_lines[gene], items = n, {}
             elif not colon:
                 raise GenomeError.at(path, n, f"expected 'key: value', got {quote(line)}")
             elif gene is None:
                 raise GenomeError.at(path, n, f"expected 'Name:' or END, got {quote(line)}")
             elif key in items:
-                raise GenomeError.at(path, n, f"{gene.NAME}: duplicated key '{key}' (first at line {items[key][1]})")
+                raise GenomeError.at(path, n, f"{gene.NAME}: duplicated key {quote(key)} (first at line {items[key][1]})")
             else:
                 items[key] = (rest, n)
         close_gene()

@@ -116,8 +116,8 @@ class _Parser:
             self.block.append((n, line))
 
     def open_genome(self, n: int, text: str) -> None:
-        if not re.fullmatch(r"[0-9]+", text):
-            raise self.error(n, f"ID must be a non-negative integer, got {quote(text)}")
+        if not re.fullmatch(r"[0-9]{1,18}", text):
+            raise self.error(n, f"ID must be a non-negative integer (at most 18 digits), got {quote(text)}")
         genome_id = int(text)
         if genome_id in self.id_lines:
             raise self.error(n, f"duplicated genome ID {genome_id} (first at line {self.id_lines[genome_id]})")
@@ -126,7 +126,7 @@ class _Parser:
         self.search = {}
 
     def still_alive(self, n: int, text: str) -> None:
-        match = re.fullmatch(r"([0-9]+)\s*:\s*([0-9]+(?:\s+[0-9]+)*)", text)
+        match = re.fullmatch(r"([0-9]{1,18})\s*:\s*([0-9]{1,18}(?:\s+[0-9]{1,18})*)", text)
         if not match:
             raise self.error(n, f"expected 'Still Alive: <pool> : <id> <id> ...', got {quote(text)}")
         ids = tuple(int(i) for i in match.group(2).split())

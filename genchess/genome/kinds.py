@@ -29,6 +29,8 @@ prints it the same way.
 
 from __future__ import annotations
 
+from genchess.console import quoted as quote   # noqa: F401  (the genome modules' name for it)
+
 
 class GenomeError(ValueError):
     """A genome file that cannot be used; the message reads `path:line: problem`."""
@@ -37,11 +39,6 @@ class GenomeError(ValueError):
     def at(cls, path: str, line: int | None, problem: str) -> GenomeError:
         where = path if line is None else f"{path}:{line}"
         return cls(f"{where}: {problem}")
-
-
-def quote(text: str, limit: int = 40) -> str:
-    """A piece of a bad line for an error message, cut to `limit` characters."""
-    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 GENOME_KINDS: dict[str, type] = {}

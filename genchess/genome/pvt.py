@@ -37,6 +37,8 @@ import re
 from random import Random
 from typing import TYPE_CHECKING, Sequence
 
+from genchess.console import whole_number
+
 from .genes import time_management_defaults
 from .kinds import GenomeError, quote, register_kind
 from .search_genes import CarriesSearchGenes, pack_search, search_lines
@@ -63,8 +65,8 @@ def whole_numbers(text: str, count: int, path: str, n: int, what: str) -> list[i
     if len(words) != count or not all(re.fullmatch(r"[+-]?[0-9]+", w) for w in words):
         raise GenomeError.at(path, n, f"{what} needs {count} whole number{'s' if count > 1 else ''}, "
                                       f"got {quote(text)}")
-    numbers = [int(w) for w in words]
-    if any(abs(v) > VALUE_LIMIT for v in numbers):
+    numbers = [whole_number(w) for w in words]     # None: more digits than any limit
+    if any(v is None or abs(v) > VALUE_LIMIT for v in numbers):
         raise GenomeError.at(path, n, f"{what}: values beyond +-{VALUE_LIMIT} centipawns")
     return numbers
 

@@ -32,6 +32,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.console import shortened, whole_number
+
 from .genome_file import default_genome, load_genome, read_genome_file
 from .kinds import GenomeError
 from .pvt import PvtGenome
@@ -80,9 +82,9 @@ def count_wins(games_path: str | Path) -> Counter:
     def end_of_tags() -> None:
         winner = {"1-0": "White", "0-1": "Black"}.get(tags.get("Result", ""))
         if winner:
-            last_word = tags.get(winner, "").rsplit(" ", 1)[-1]
-            if last_word.isdigit():
-                wins[int(last_word)] += 1
+            genome_id = whole_number(tags.get(winner, "").rsplit(" ", 1)[-1])
+            if genome_id is not None and genome_id >= 0:
+                wins[genome_id] += 1
         tags.clear()
 
     # A game's tags are a run of consecutive `[Tag "value"]` lines; the first other
@@ -185,8 +187,9 @@ class ChromosomeReader:
                 self.create_tables()
             self.check_schema()
             self.opened(exists)
-        except sqlite3.DatabaseError as e:
-            raise DatabaseError(f"{self.path}: damaged or unreadable SQLite database ({e})") from None
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as e:    # a damaged text cell: the latter
+            raise DatabaseError(f"{self.path}: damaged or unreadable SQLite database "
+                                f"({shortened(str(e))})") from None
 
     def create_tables(self) -> None:
         """A writer's: the schema of a new database."""
@@ -203,7 +206,7 @@ class ChromosomeReader:
         row = self.conn.execute("SELECT version FROM schema_version").fetchone()
         if row is None or row[0] != SCHEMA_VERSION:
             raise DatabaseError(f"{self.path}: chromosome database schema version "
-                                f"{row[0] if row else 'missing'}, this GenChess reads version "
+                                f"{shortened(str(row[0]), 40) if row else 'missing'}, this GenChess reads version "
                                 f"{SCHEMA_VERSION}")
         missing = set(DATABASE_TABLES) - names
         if missing:
@@ -216,8 +219,8 @@ class ChromosomeReader:
     def query(self, sql: str, args=()) -> list[tuple]:
         try:
             return self.conn.execute(sql, args).fetchall()
-        except sqlite3.DatabaseError as e:
-            raise DatabaseError(f"{self.path}: damaged chromosome database ({e})") from None
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as e:
+            raise DatabaseError(f"{self.path}: damaged chromosome database ({shortened(str(e))})") from None
 
     def meta(self) -> dict[str, str]:
         return dict(self.query("SELECT key, value FROM meta"))
@@ -238,7 +241,7 @@ class ChromosomeReader:
             values = [int(v) for v in rows[0][1].split()]
             return PvtGenome(chromosome_id, values, material)
         except (ValueError, AttributeError) as e:
-            raise DatabaseError(f"{self.path}: chromosome {chromosome_id} is damaged ({e})") from None
+            raise DatabaseError(f"{self.path}: chromosome {chromosome_id} is damaged ({shortened(str(e))})") from None
 
     def parents(self, chromosome_id: int) -> tuple[int | None, int | None]:
         rows = self.query("SELECT parent_a, parent_b FROM chromosomes WHERE id=?", (chromosome_id,))

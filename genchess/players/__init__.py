@@ -10,6 +10,10 @@ says clearly what is wrong with a bad spelling.
 
 from __future__ import annotations
 
+import re
+
+from genchess.console import quoted, whole_number
+
 KINDS = ("human", "random", "turing", "montecarlo", "genetic")
 UNTIMED_SECONDS = 1.0      # thinking time per move of a computer player in an untimed game
 MOVE_OVERHEAD = 0.03       # seconds kept back per move for everything around the thinking
@@ -66,7 +70,7 @@ def parse_spec(spec: str) -> tuple[str, str | None, int | None]:
     kind, colon, rest = text.partition(":")
     kind = kind.lower()
     if kind not in KINDS:
-        raise PlayerSpecError(f"unknown player {spec!r}: expected one of human, random, turing, "
+        raise PlayerSpecError(f"unknown player {quoted(spec, 60)}: expected one of human, random, turing, "
                               f"montecarlo, genetic[:FILE[:ID]]")
     if kind != "genetic":
         if colon:
@@ -75,13 +79,15 @@ def parse_spec(spec: str) -> tuple[str, str | None, int | None]:
     if not colon:
         return kind, None, None
     if not rest.strip():
-        raise PlayerSpecError(f"player {spec!r}: genetic: needs a genome file after the colon")
+        raise PlayerSpecError(f"player {quoted(spec, 60)}: genetic: needs a genome file after the colon")
     path, genome_id = rest, None
     head, sep, tail = rest.rpartition(":")
-    if sep and tail.strip().lstrip("-").isdigit():
-        path, genome_id = head, int(tail)
+    if sep and re.fullmatch(r"\s*-?[0-9]+\s*", tail):
+        path, genome_id = head, whole_number(tail)
+        if genome_id is None:
+            raise PlayerSpecError(f"player {quoted(spec, 60)}: genome ID {quoted(tail)} is too large")
         if not path:
-            raise PlayerSpecError(f"player {spec!r}: a genome ID needs a genome file before it")
+            raise PlayerSpecError(f"player {quoted(spec, 60)}: a genome ID needs a genome file before it")
     return kind, path, genome_id
 
 

@@ -33,6 +33,7 @@ import warnings
 from dataclasses import dataclass
 
 from genchess.adjudication import score_cp
+from genchess.console import quoted, whole_number
 from genchess.levels import MAX_SKILL, check_skill
 from genchess.match import Clock, PlayerFailed, TimeExpired
 
@@ -80,6 +81,8 @@ class EngineSpec:
 
 
 def find_command(command: str) -> str | None:
+    if "\0" in command:            # no file has one; os.access() raises on it
+        return None
     if os.sep in command:
         return command if os.access(command, os.X_OK) else None
     return shutil.which(command) or shutil.which(command, path="/usr/games")
@@ -90,7 +93,7 @@ def parse_engine_spec(text: str) -> EngineSpec:
     try:
         words = shlex.split(text)
     except ValueError as e:
-        raise SpecError(f"engine {text!r}: {e}") from None
+        raise SpecError(f"engine {quoted(text)}: {e}") from None
     if not words:
         raise SpecError("empty engine name: expected genchess[:GENOME[:ID]], uci:CMD or xboard:CMD")
     head, rest = words[0], words[1:]
@@ -99,21 +102,21 @@ def parse_engine_spec(text: str) -> EngineSpec:
     settings = [w.partition("=") for w in rest]
     if kind in ("uci", "xboard"):
         if not target:
-            raise SpecError(f"engine {text!r}: {kind}: needs a command after the colon")
+            raise SpecError(f"engine {quoted(text)}: {kind}: needs a command after the colon")
         path = find_command(target)
         if path is None:
-            raise SpecError(f"engine {text!r}: command {target!r} not found")
+            raise SpecError(f"engine {quoted(text)}: command {quoted(target)} not found")
         args = tuple(w for w in rest if "=" not in w)
         options = tuple((k, v) for k, eq, v in settings if eq and k != "name")
         name = next((v for k, eq, v in settings if eq and k == "name"), "")
         return EngineSpec(text, kind, argv=(path, *args), options=options, name=name)
     if kind not in GENCHESS_KINDS:
-        raise SpecError(f"unknown engine {text!r}: expected genchess[:GENOME[:ID]], uci:CMD, "
+        raise SpecError(f"unknown engine {quoted(text)}: expected genchess[:GENOME[:ID]], uci:CMD, "
                         f"xboard:CMD or a genchess play player (turing, random, montecarlo)")
     values = {}
     for word, (key, eq, value) in zip(rest, settings):
         if not eq or key not in GENCHESS_SETTINGS:
-            raise SpecError(f"engine {text!r}: unknown setting {word!r} (GenChess takes "
+            raise SpecError(f"engine {quoted(text)}: unknown setting {quoted(word)} (GenChess takes "
                             f"{', '.join(k + '=' for k in GENCHESS_SETTINGS)})")
         values[key] = value
     player = "genetic" + (colon + target if target else "") if kind == "genchess" else head
@@ -122,34 +125,36 @@ def parse_engine_spec(text: str) -> EngineSpec:
     try:
         player_kind, _, _ = parse_spec(player)
     except PlayerSpecError as e:
-        raise SpecError(f"engine {text!r}: {e}") from None
+        raise SpecError(f"engine {quoted(text)}: {e}") from None
     if player_kind == "human":
-        raise SpecError(f"engine {text!r}: a person cannot play a match (use genchess play)")
+        raise SpecError(f"engine {quoted(text)}: a person cannot play a match (use genchess play)")
     from genchess.engine import SEARCH_MODES
     search = values.get("search", "iterative")
     if search not in SEARCH_MODES:
-        raise SpecError(f"engine {text!r}: search must be one of {', '.join(SEARCH_MODES)}, "
-                        f"not {search!r}")
+        raise SpecError(f"engine {quoted(text)}: search must be one of {', '.join(SEARCH_MODES)}, "
+                        f"not {quoted(search)}")
     ga_level = values.get("ga_level", "1")
     if ga_level not in ("1", "2"):
-        raise SpecError(f"engine {text!r}: ga_level must be 1 or 2, not {ga_level!r}")
+        raise SpecError(f"engine {quoted(text)}: ga_level must be 1 or 2, not {quoted(ga_level)}")
     hash_text = values.get("hash", "16")
-    if not hash_text.isdigit() or int(hash_text) < 1:
-        raise SpecError(f"engine {text!r}: hash must be a whole number of MB, not {hash_text!r}")
+    hash_mb = whole_number(hash_text)
+    if hash_mb is None or hash_mb < 1:
+        raise SpecError(f"engine {quoted(text)}: hash must be a whole number of MB, not {quoted(hash_text)}")
     threads_text = values.get("threads", "1")
-    if not threads_text.isdigit() or int(threads_text) < 1:
-        raise SpecError(f"engine {text!r}: threads must be a whole number of at least 1, "
-                        f"not {threads_text!r}")
+    threads = whole_number(threads_text)
+    if threads is None or threads < 1:
+        raise SpecError(f"engine {quoted(text)}: threads must be a whole number of at least 1, "
+                        f"not {quoted(threads_text)}")
     skill_text = values.get("skill", str(MAX_SKILL))
     try:
         skill = check_skill(float(skill_text))
     except ValueError:
-        raise SpecError(f"engine {text!r}: skill must be a number from 0 to {MAX_SKILL}, "
-                        f"not {skill_text!r}") from None
+        raise SpecError(f"engine {quoted(text)}: skill must be a number from 0 to {MAX_SKILL}, "
+                        f"not {quoted(skill_text)}") from None
     if skill < MAX_SKILL and player_kind != "genetic":
-        raise SpecError(f"engine {text!r}: skill is the genome engine's; {player_kind} has no levels")
+        raise SpecError(f"engine {quoted(text)}: skill is the genome engine's; {player_kind} has no levels")
     return EngineSpec(text, "genchess", player=player, name=values.get("name", ""),
-                      search=search, hash_mb=int(hash_text), threads=int(threads_text),
+                      search=search, hash_mb=hash_mb, threads=threads,
                       ga_level=int(ga_level), skill=skill)
 
 
@@ -174,7 +179,7 @@ def make_match_player(spec: EngineSpec, seed: int | None = None):
             engine.ga_init_level = spec.ga_level
             player = EnginePlayer(engine, "GenChess" if path is None else f"GenChess ({genome.id})")
     except PlayerSpecError as e:
-        raise SpecError(f"engine {spec.text!r}: {e}") from None
+        raise SpecError(f"engine {quoted(spec.text)}: {e}") from None
     if spec.name:
         player.name = spec.name
     return player
@@ -269,25 +274,25 @@ def probe(spec: EngineSpec, chess960: bool = False, nodes: bool = False) -> Engi
     except chess.engine.EngineError as e:
         if spec.kind == "xboard" and "setboard" in str(e) and not spec.needs_moves:
             if chess960:
-                raise VariantError(f"engine {spec.text!r} cannot set up positions (xboard "
+                raise VariantError(f"engine {quoted(spec.text)} cannot set up positions (xboard "
                                    f"setboard=0), so it cannot play Chess960") from None
             return probe(dataclasses.replace(spec, needs_moves=True), chess960, nodes)
-        raise SpecError(f"engine {spec.text!r}: {e}") from None
+        raise SpecError(f"engine {quoted(spec.text)}: {e}") from None
     except (asyncio.TimeoutError, TimeoutError):
-        raise SpecError(f"engine {spec.text!r} did not answer {spec.kind} within "
+        raise SpecError(f"engine {quoted(spec.text)} did not answer {spec.kind} within "
                         f"{STARTUP_TIMEOUT:g} s") from None
     except (chess.engine.EngineTerminatedError, OSError) as e:
-        raise SpecError(f"engine {spec.text!r} could not be started or died at once: {e}") from None
+        raise SpecError(f"engine {quoted(spec.text)} could not be started or died at once: {e}") from None
     name = spec.name or engine.id.get("name") or os.path.basename(spec.argv[0])
     plays_chess960 = "UCI_Chess960" in engine.options if spec.kind == "uci" else \
         "fischerandom" in str(engine.protocol.features.get("variants", "")).split(",")
     counts_nodes = spec.kind == "uci" or bool(engine.protocol.features.get("nps"))
     quit_engine(engine)
     if nodes and not counts_nodes:
-        raise SpecError(f"engine {spec.text!r} cannot keep to a node count (xboard without the "
+        raise SpecError(f"engine {quoted(spec.text)} cannot keep to a node count (xboard without the "
                         f"nps feature): give the match a clock or a depth")
     if chess960 and not plays_chess960:
-        raise VariantError(f"engine {spec.text!r} does not play Chess960 (it offers no "
+        raise VariantError(f"engine {quoted(spec.text)} does not play Chess960 (it offers no "
                         + ("UCI_Chess960 option)" if spec.kind == "uci" else "variant fischerandom)"))
     return dataclasses.replace(spec, name=name)
 

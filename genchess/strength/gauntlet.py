@@ -27,8 +27,18 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOP_KEYS = {"engine": str, "games": int, "tc": str, "openings": str, "concurrency": int, "pgn": str,
-            "variant": str}
+from genchess.console import quoted, whole_number
+
+
+def _count(text: str) -> int:
+    number = whole_number(text)
+    if number is None:
+        raise ValueError(text)
+    return number
+
+
+TOP_KEYS = {"engine": str, "games": _count, "tc": str, "openings": str, "concurrency": _count,
+            "pgn": str, "variant": str}
 
 
 class GauntletError(ValueError):
@@ -69,23 +79,23 @@ def parse_gauntlet(path: str | Path) -> GauntletConfig:
         if section:
             current = Anchor(section.group(1), line=n)
             if any(a.name == current.name for a in config.anchors):
-                raise GauntletError(f"{path}:{n}: opponent {current.name!r} appears twice")
+                raise GauntletError(f"{path}:{n}: opponent {quoted(current.name)} appears twice")
             config.anchors.append(current)
             continue
         if line.startswith("["):
-            raise GauntletError(f"{path}:{n}: expected [opponent NAME], got {line!r}")
+            raise GauntletError(f"{path}:{n}: expected [opponent NAME], got {quoted(line)}")
         key, eq, value = (part.strip() for part in line.partition("="))
         key = key.lower()
         if not eq:
-            raise GauntletError(f"{path}:{n}: expected 'key = value', got {line!r}")
+            raise GauntletError(f"{path}:{n}: expected 'key = value', got {quoted(line)}")
         if current is None:
             if key not in TOP_KEYS:
-                raise GauntletError(f"{path}:{n}: unknown key {key!r} (expected "
+                raise GauntletError(f"{path}:{n}: unknown key {quoted(key)} (expected "
                                     f"{', '.join(TOP_KEYS)} or an [opponent NAME] section)")
             try:
                 config.settings[key] = TOP_KEYS[key](value)
             except ValueError:
-                raise GauntletError(f"{path}:{n}: {key}: expected a whole number, not {value!r}") from None
+                raise GauntletError(f"{path}:{n}: {key}: expected a whole number, not {quoted(value)}") from None
             if key == "variant":
                 from genchess.strength.openings import check_variant
                 try:
@@ -104,12 +114,12 @@ def parse_gauntlet(path: str | Path) -> GauntletConfig:
                     current.rating = float(first)
                 except ValueError:
                     raise GauntletError(f"{path}:{n}: rating: expected a number or 'unmeasured', "
-                                        f"not {first!r}") from None
+                                        f"not {quoted(first)}") from None
         else:
-            raise GauntletError(f"{path}:{n}: unknown opponent key {key!r} (expected command, rating)")
+            raise GauntletError(f"{path}:{n}: unknown opponent key {quoted(key)} (expected command, rating)")
     for anchor in config.anchors:
         if not anchor.command:
-            raise GauntletError(f"{path}:{anchor.line}: opponent {anchor.name!r} has no command")
+            raise GauntletError(f"{path}:{anchor.line}: opponent {quoted(anchor.name)} has no command")
     if not config.anchors:
         raise GauntletError(f"{path}: no [opponent NAME] sections")
     return config

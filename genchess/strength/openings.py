@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from genchess.console import quoted, shortened
 from genchess_core import STARTING_FEN, Board, FenError, MoveError
 
 DEFAULT_PLIES = 8           # plies taken from each PGN game
@@ -61,7 +62,7 @@ def check_variant(text: str) -> str:
     """The variant `text` names (VARIANTS); ValueError saying which ones there are."""
     variant = text.strip().lower()
     if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {text!r}: expected {' or '.join(VARIANTS)}")
+        raise ValueError(f"unknown variant {quoted(text)}: expected {' or '.join(VARIANTS)}")
     return variant
 
 
@@ -132,7 +133,7 @@ def _checked(fen: str, moves: list[str], where: str, chess960: bool = False) -> 
         try:
             written.append(board.parse_uci(move))       # castling in the variant's spelling
         except MoveError:
-            raise OpeningError(f"{where}: illegal move {move!r} in {board.fen()}") from None
+            raise OpeningError(f"{where}: illegal move {quoted(move)} in {board.fen()}") from None
         board.push_uci(written[-1])
     if board.outcome(claim_draw=True).termination is not None:
         raise OpeningError(f"{where}: the game is already over after the opening")
@@ -206,7 +207,7 @@ def _read_pgn(path: Path, text: str, plies: int,
         where = f"{path}:{offset_line}"
         try:
             if game.errors:
-                raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
+                raise OpeningError(f"{where}: game {number}: {shortened(str(game.errors[0]))}")
             moves = [move.uci() for move in list(game.mainline_moves())[:plies]]
             openings.append(_checked(game.board().fen(), moves, where, chess960))
         except OpeningError as e:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from genchess.adjudication import Adjudication
+from genchess.console import quoted, shortened
 from genchess.match import GameRecord, TimeControl, play_game
 from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
@@ -210,26 +211,26 @@ class MatchRunner:
                     continue
                 number = (pair - 1) * 2 + (game - 1)
                 if pair < 1 or game not in (1, 2) or number >= self.games:
-                    raise ResumeError(f"{where}: Round {headers['Round']} is outside this "
+                    raise ResumeError(f"{where}: Round {shortened(headers['Round'], 40)} is outside this "
                                       f"match of {self.games} games")
                 first, second = self.names if game == 1 else self.names[::-1]
                 if (headers.get("White"), headers.get("Black")) != (first, second):
-                    raise ResumeError(f"{where}: {headers.get('White')} - {headers.get('Black')}, "
+                    raise ResumeError(f"{where}: {shortened(str(headers.get('White')), 60)} - {shortened(str(headers.get('Black')), 60)}, "
                                       f"but this match plays {first} - {second} there (name the "
                                       f"engines as before)")
                 variant = "Chess960" if self.opening_of(number).chess960 else "standard"
                 if headers.get("Variant", "standard").lower() != variant.lower():
-                    raise ResumeError(f"{where}: Variant {headers.get('Variant', 'standard')}, but "
+                    raise ResumeError(f"{where}: Variant {shortened(headers.get('Variant', 'standard'), 40)}, but "
                                       f"this match plays {variant} (give the same --variant)")
                 # Openings by file name and line: the same file read from another
                 # checkout (another directory) is the same opening.
                 opening = self.opening_of(number).source or "-"
                 if _file_and_line(headers.get("Opening", "-")) != _file_and_line(opening):
-                    raise ResumeError(f"{where}: opening {headers.get('Opening')}, but this match "
+                    raise ResumeError(f"{where}: opening {shortened(str(headers.get('Opening')), 80)}, but this match "
                                       f"plays {opening} there (give the same --openings and --seed)")
                 control = self.control.describe()
                 if headers.get("TimeControl", control) != control:
-                    raise ResumeError(f"{where}: TimeControl {headers['TimeControl']}, but this "
+                    raise ResumeError(f"{where}: TimeControl {shortened(headers['TimeControl'], 40)}, but this "
                                       f"match plays {control}")
                 games[number] = (headers.get("Result", "*"), headers.get("Termination", ""),
                                  (headers["White"], headers["Black"]))
@@ -322,7 +323,7 @@ def pair_and_game(headers) -> tuple[int, int]:
     try:
         pair, game = (int(x) for x in headers.get("Round", "").split("."))
     except ValueError:
-        raise ValueError(f"Round {headers.get('Round')!r} is not 'pair.game' as genchess "
+        raise ValueError(f"Round {quoted(headers.get('Round', ''))} is not 'pair.game' as genchess "
                          f"match writes it") from None
     return pair, game
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from genchess.console import quoted, whole_number
 from genchess.engine import SEARCH_MODES
 
 
@@ -172,7 +173,7 @@ def parse_duration(text: str) -> float:
     match = re.fullmatch(r"([0-9]*\.?[0-9]+)\s*([a-z]*)", text.strip().lower())
     if not match or (match.group(2) and match.group(2) not in UNITS):
         raise ValueError(f"expected a duration such as '2 hours', '30 minutes' or '90 seconds', "
-                         f"not {text!r}")
+                         f"not {quoted(text)}")
     seconds = float(match.group(1)) * UNITS.get(match.group(2) or "seconds")
     if seconds <= 0:
         raise ValueError("the time limit must be positive")
@@ -189,19 +190,20 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
     `method` key's value is one of `methods`, the registry's (passed in, so that
     this module does not import the registry that imports it)."""
     if key.kind == "int":
-        if not re.fullmatch(r"[+-]?[0-9]+", text):
-            raise ValueError(f"expected a whole number, not {text!r}")
-        value = int(text)
+        value = whole_number(text)
+        if value is None:
+            digits = " of at most 18 digits" if re.fullmatch(r"\s*[+-]?[0-9]+\s*", text) else ""
+            raise ValueError(f"expected a whole number{digits}, not {quoted(text)}")
     elif key.kind == "float":
         try:
             value = float(text)
         except ValueError:
-            raise ValueError(f"expected a number, not {text!r}") from None
+            raise ValueError(f"expected a number, not {quoted(text)}") from None
         if value != value or value in (float("inf"), float("-inf")):
-            raise ValueError(f"expected a finite number, not {text!r}")
+            raise ValueError(f"expected a finite number, not {quoted(text)}")
     elif key.kind == "bool":
         if text.lower() not in ("yes", "no"):
-            raise ValueError(f"expected yes or no, not {text!r}")
+            raise ValueError(f"expected yes or no, not {quoted(text)}")
         return text.lower() == "yes"
     elif key.kind in ("path", "file"):            # a file's existence: check_entries
         if not text:
@@ -209,19 +211,19 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
         return Path(text)
     elif key.kind == "mode":
         if text.lower() not in SEARCH_MODES:
-            raise ValueError(f"expected one of {', '.join(SEARCH_MODES)}, not {text!r}")
+            raise ValueError(f"expected one of {', '.join(SEARCH_MODES)}, not {quoted(text)}")
         return text.lower()
     elif key.kind == "volume":
         if text.lower() not in ("verbose", "quiet"):
-            raise ValueError(f"expected verbose or quiet, not {text!r}")
+            raise ValueError(f"expected verbose or quiet, not {quoted(text)}")
         return text.lower() == "quiet"
     elif key.kind == "floats":
         try:
             value = [float(word) for word in text.replace(",", " ").split()]
         except ValueError:
-            raise ValueError(f"expected numbers separated by spaces, not {text!r}") from None
+            raise ValueError(f"expected numbers separated by spaces, not {quoted(text)}") from None
         if not value or any(v != v or v in (float("inf"), float("-inf")) for v in value):
-            raise ValueError(f"expected finite numbers separated by spaces, not {text!r}")
+            raise ValueError(f"expected finite numbers separated by spaces, not {quoted(text)}")
         if key.lo is not None and min(value) < key.lo:
             raise ValueError(f"each must be at least {key.lo:g}, not {min(value):g}")
         return value
@@ -230,7 +232,7 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
     elif key.kind == "choice":
         word = " ".join(text.lower().split())
         if word not in key.choices:
-            raise ValueError(f"expected one of {', '.join(key.choices)}, not {text!r}")
+            raise ValueError(f"expected one of {', '.join(key.choices)}, not {quoted(text)}")
         return word
     elif key.kind == "words":
         words = [w.strip().lower() for w in text.split(",") if w.strip()]
@@ -240,7 +242,7 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
     elif key.kind == "method":
         method = normal_method_name(text)
         if method not in methods:
-            raise ValueError(f"expected one of {', '.join(methods)}, not {text!r}")
+            raise ValueError(f"expected one of {', '.join(methods)}, not {quoted(text)}")
         return method
     elif key.kind == "scheduler":
         from genchess.parallel.executors import parse_scheduler
@@ -270,11 +272,11 @@ def read_entries(path: Path) -> dict[str, tuple[str, int]]:
         if not line:
             continue
         if "=" not in line:
-            raise ConfigError(f"{path}:{n}: expected 'key = value', got {line!r}")
+            raise ConfigError(f"{path}:{n}: expected 'key = value', got {quoted(line)}")
         name, value = (part.strip() for part in line.split("=", 1))
         name = " ".join(name.lower().split())
         if name in entries:
-            raise ConfigError(f"{path}:{n}: duplicated key {name!r} (first at line {entries[name][1]})")
+            raise ConfigError(f"{path}:{n}: duplicated key {quoted(name)} (first at line {entries[name][1]})")
         entries[name] = (value, n)
     return entries
 
@@ -311,7 +313,7 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
     for name, (text, n) in sorted(entries.items(), key=lambda item: item[1][1]):
         key = by_name.get(name)
         if key is None:
-            raise ConfigError(f"{path}:{n}: unknown key {name!r} for method {method!r} "
+            raise ConfigError(f"{path}:{n}: unknown key {quoted(name)} for method {method!r} "
                               f"(genchess train --help lists the keys)")
         try:
             values[name] = convert(key, text, methods)
@@ -319,7 +321,7 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
             raise ConfigError(f"{path}:{n}: {name}: {e}") from None
         lines[name] = n
         if key.kind == "file" and not values[name].is_file():
-            raise ConfigError(f"{path}:{n}: {name} {text!r} not found")
+            raise ConfigError(f"{path}:{n}: {name} {quoted(text)} not found")
     missing = [key.name for key in keys if key.required and key.name not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")

@@ -64,7 +64,7 @@ from genchess.strength.stats import format_elo
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
-from genchess.train.records import (AppendFile, is_pool_record_end, read_complete_genomes,
+from genchess.train.records import (AppendFile, is_pool_record_end, read_complete_genomes, read_state,
                                     set_aside, split_complete)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
@@ -415,8 +415,8 @@ class EvolveTrainer(Run):
 
     def resume(self, state_path: Path) -> None:
         cfg = self.config
-        with open(state_path, "rb") as f:
-            state = pickle.load(f)
+        state = read_state(state_path, ("numbers", "evolving", "generation", "origin", "optimiser",
+                                        "best", "best_loss", "seed", "validated", "np_state"))
         if state["numbers"] != len(self.spec) or list(state["evolving"]) != list(self.evolving):
             raise ConfigError(f"{state_path}: a run of {state['numbers']} numbers "
                               f"({len(state['evolving'])} evolving), not this configuration's")

@@ -18,13 +18,16 @@ a genome whose game never got written is an orphan that simply never lived.
 
 from __future__ import annotations
 
+import pickle
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.console import whole_number
 # (AppendFile: each record whole or not at all, a failed write naming its file)
 from genchess.files import AppendFile  # noqa: F401
 from genchess.genome import Genome, GenomeFile, StillAlive, parse_genome_text
+from genchess.train.config import ConfigError
 
 HEADER = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
@@ -139,15 +142,17 @@ class GameHeaders:
     movetext: str = ""
 
     def get_int(self, key: str) -> int | None:
-        value = self.headers.get(key, "")
-        return int(value) if value.lstrip("-").isdigit() else None
+        return whole_number(self.headers.get(key, ""))
 
 
 def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
     """Headers of every complete game, and the torn tail if the last one is cut."""
     if not path.exists():
         return [], None
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a UTF-8 text file (a games file of a run?)") from None
 
     def is_end(line):
         tokens = line.split()
@@ -167,3 +172,22 @@ def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
                 games.append(GameHeaders(headers, " ".join(movetext)))
                 headers, movetext = {}, []
     return games, torn
+
+
+def read_state(path: Path, keys: tuple[str, ...]) -> dict:
+    """A trainer's saved state (`<run file>_state.pickle`, written whole by
+    write_atomically), which must hold `keys`. A torn, foreign or damaged file is a
+    ConfigError naming it, whatever the unpickler tripped on: the records beside it
+    are intact, only the resume is impossible."""
+    try:
+        state = pickle.loads(Path(path).read_bytes())
+    except OSError:
+        raise
+    except Exception as e:
+        raise ConfigError(f"{path}: cannot be read ({type(e).__name__}); the records are "
+                          f"intact, but the run cannot resume from it") from None
+    missing = [key for key in keys if not isinstance(state, dict) or key not in state]
+    if missing:
+        raise ConfigError(f"{path}: not a state file of this run (no {missing[0]!r}); the "
+                          f"records are intact, but the run cannot resume from it")
+    return state

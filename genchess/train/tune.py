@@ -48,7 +48,7 @@ from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_all
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, CommonSettings,
                                    ConfigError, Key)
-from genchess.train.records import AppendFile, set_aside, split_complete
+from genchess.train.records import AppendFile, read_state, set_aside, split_complete
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
@@ -236,11 +236,7 @@ class TuneTrainer(Run):
         cfg = self.config
         state = cfg.companion("_state.pickle")
         if state.exists():
-            try:
-                saved = pickle.loads(state.read_bytes())
-            except Exception as e:          # a torn or foreign file: say which, lose nothing
-                raise ConfigError(f"{state}: cannot be read ({type(e).__name__}); the records "
-                                  f"are intact, but the run cannot resume from it") from None
+            saved = read_state(state, ("iteration", "optimiser", "theta", "last_record"))
             self.iteration, self.optimiser, self.theta = saved["iteration"], saved["optimiser"], saved["theta"]
             last = saved["last_record"]
         else:
