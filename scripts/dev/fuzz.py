@@ -159,7 +159,12 @@ def main(argv=None) -> int:
         return child(args.child, args.seconds, args.out / f"{args.child}.report.json",
                      args.out / f"{args.child}.case")
 
-    import fuzz_readers
+    try:
+        import fuzz_readers
+    except ModuleNotFoundError as e:
+        print(f"fuzz: {e.name} is not installed: pip install -e \".[test]\" (the fuzzer is "
+              f"hypothesis, a test dependency)", file=sys.stderr)
+        return 2
     names = list(fuzz_readers.readers())
     if args.list:
         print("\n".join(names))
