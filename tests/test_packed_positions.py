@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import gzip
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from engine_helpers import genchess_command
 from genchess.files import package_file
 from genchess.fitness import packed
 from genchess.fitness.positions import PositionSet, PositionSetError, load_positions
@@ -144,8 +144,9 @@ def test_the_set_maker_writes_a_packed_set(tmp_path):
     pgn.write_text('[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 '
                    '7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 1-0\n')
     for name in ("set.epd", "set.gcpos"):
-        done = subprocess.run([sys.executable, "-m", "genchess", "positions", "--pgn", str(pgn), "--workers", "1",
-                               "--skip-plies", "2", "-o", str(tmp_path / name)], capture_output=True, text=True)
+        argv, env = genchess_command("positions", "--pgn", str(pgn), "--workers", "1", "--skip-plies", "2",
+                                     "-o", str(tmp_path / name))
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     assert not (tmp_path / "set.gcpos.part").exists()
     same(load_positions(tmp_path / "set.epd"), load_positions(tmp_path / "set.gcpos"))

@@ -7,7 +7,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -315,7 +314,8 @@ def test_genchess_scores_its_own_positions(tmp_path):
     assert meta["mentor"]["limit"] == "genchess:depth=4" and meta["mentor"]["engine"].startswith("GenChess")
     lines = lines_of(out)
     assert lines and all(" ce " in line for line in lines)
-    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "genchess", "--genome", genome, "uci"])
+    argv, env = genchess_command("--genome", genome, "uci")
+    engine = chess.engine.SimpleEngine.popen_uci(argv, env=env)
     try:
         for line in lines[:6]:
             info = engine.analyse(chess.Board(line.split(" c9 ")[0]), chess.engine.Limit(depth=4), game=object())
