@@ -109,12 +109,16 @@ def _encode_chunk(positions, start: int, stop: int) -> np.ndarray:
     return records
 
 
+def packed_bytes(positions, gz: bool = False) -> bytes:
+    """A whole packed file of `positions`: the header and the records, gzipped
+    when asked with a fixed header (the same positions, the same bytes)."""
+    data = HEADER + encode(positions)
+    return gzip.compress(data, mtime=0) if gz else data
+
+
 def write_packed(positions, path: str | Path) -> None:
     """Write a PositionSet as a packed file (gzipped when the name ends in .gz)."""
-    with _open(path, "wb") as f:
-        f.write(HEADER)
-        for start in range(0, len(positions), CHUNK):
-            f.write(_encode_chunk(positions, start, min(start + CHUNK, len(positions))).tobytes())
+    Path(path).write_bytes(packed_bytes(positions, gz=str(path).endswith(".gz")))
 
 
 def read_packed(path: str | Path) -> tuple[np.ndarray, ...]:

@@ -415,10 +415,8 @@ class PositionsRun:
         elif self.packed:
             from genchess.fitness import packed
             from genchess.fitness.positions import load_positions
-            data = packed.HEADER + packed.encode(load_positions(self.work))
-            if self.out.suffix == ".gz":
-                data = gzip.compress(data, mtime=0)     # the same positions, the same bytes
-            write_atomically(self.out, data)                 # whole, or not at all
+            write_atomically(self.out, packed.packed_bytes(load_positions(self.work),
+                                                           gz=self.out.suffix == ".gz"))
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
                  "seconds": round(seconds, 1)}
         write_atomically(self.sidecar, json.dumps(self._lineage(state), indent=2) + "\n")
