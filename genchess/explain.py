@@ -12,7 +12,10 @@ kind to that):
 - pvt (Phoenix): per piece kind its material and its table, in both phases, the phase
   and the tapered total;
 - material (Kendall-Whitwell): each weighed count, White's minus Black's;
-- genetic (Genetic Chess): each gene's weighed score for both sides.
+- genetic (Genetic Chess): each gene's weighed score for both sides;
+- network: what each piece is worth to the evaluation, the evaluation with it minus
+  without it (as Stockfish's `eval` shows its network's), and the whole evaluation:
+  a network has no terms, and its pieces do not add up to the whole.
 
 The trade-off: the C evaluation has no tracing branch that every node of a search
 would pay for; this module recomputes the parts from the genome's numbers and the
@@ -208,8 +211,28 @@ def explain_genetic(genome, board) -> Explanation:
                         "score), in centipawns of the genome's pawn"])
 
 
+def explain_network(genome, board) -> Explanation:
+    from genchess_core.eval_network import network_piece_values
+    packed = genome.pack()
+    internal, values = network_piece_values(packed, board.fen())
+    white_to_move = board.turn == "w"
+    per_cp = packed["pawn_unit"] / 100.0
+    rows = []
+    for square, piece, value in values:
+        white = value if white_to_move else -value
+        name = f"{('white', 'black')[piece // 6]} {PIECE_NAMES[piece % 6]} {'abcdefgh'[square % 8]}{square // 8 + 1}"
+        rows.append((name, (white / per_cp,)))
+    rows.sort(key=lambda row: -abs(row[1][0]))
+    rows.append(("total", (_side_view(internal, white_to_move) / per_cp,)))
+    return Explanation("network", (("White's view", 1),), rows, internal, packed["pawn_unit"],
+                       white_to_move,
+                       [f"{genome.hidden}-unit {genome.activation} network: each piece's row is the "
+                        "evaluation with it minus without it, centipawns; they need not add up to "
+                        "the total"])
+
+
 EXPLAINERS = {"unified": explain_unified, "pvt": explain_pvt, "material": explain_material,
-              "genetic": explain_genetic}
+              "genetic": explain_genetic, "network": explain_network}
 
 
 def explain(genome, board) -> Explanation:

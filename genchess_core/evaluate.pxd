@@ -7,12 +7,14 @@ from genchess_core.position cimport Position
 from genchess_core.eval_material cimport MaterialParams
 from genchess_core.eval_pvt cimport PvtParams, pvt_phase, pvt_quiet_order
 from genchess_core.eval_unified cimport UnifiedParams, UnifiedPawnEntry
+from genchess_core.eval_network cimport NetworkParams, NetworkAccumulator
 
 cdef enum EvalKind:
     KIND_GENETIC = 0            # Genetic Chess scoring genes (this module)
     KIND_MATERIAL = 1           # Kendall-Whitwell material weights (eval_material)
     KIND_PVT = 2                # Phoenix piece-square tables (eval_pvt)
     KIND_UNIFIED = 3            # the three designs' terms, tapered and linear (eval_unified)
+    KIND_NETWORK = 4            # a perspective network (eval_network)
 
 cdef enum:  # scoring genes, in GENE_PREFIXES order
     G_TOTAL_FORCE = 0
@@ -61,6 +63,8 @@ cdef struct EvalParams:
     PvtParams pvt               # KIND_PVT
     UnifiedParams unified       # KIND_UNIFIED
     UnifiedPawnEntry* unified_pawn_cache    # UNIFIED_PAWN_CACHE_SIZE entries owned by a Searcher; NULL: none
+    NetworkParams network       # KIND_NETWORK (its weights borrowed from the genome's pack())
+    NetworkAccumulator* network_accumulator # a Searcher's thread's; NULL: none (computed afresh)
     # KIND_GENETIC:
     double piece_values[6]      # normalised: sum over the starting army of |value| is 1
     double priority[12]
@@ -76,7 +80,7 @@ cdef struct EvalParams:
     double castling_queenside
     PawnEntry* pawn_cache       # PAWN_CACHE_SIZE entries owned by a Searcher; NULL: none
     EvalEntry* eval_cache       # EVAL_CACHE_SIZE entries owned by a Searcher; NULL: none
-                                # (genetic and unified kinds: the costly evaluations)
+                                # (genetic, unified and network kinds: the costly evaluations)
 
 cdef struct EvalCaches:
     # One search thread's evaluation caches. Which kind reads which is this module's
@@ -84,6 +88,7 @@ cdef struct EvalCaches:
     PawnEntry* pawn                     # the genetic kind's pawn-structure terms
     EvalEntry* whole                    # whole evaluations (genetic and unified kinds)
     UnifiedPawnEntry* unified_pawn      # the unified kind's pawn terms, made when one loads
+    NetworkAccumulator* network         # the network kind's accumulator, made when one loads
 
 cdef int eval_caches_new(EvalCaches* c) except -1
 cdef void eval_caches_free(EvalCaches* c) noexcept

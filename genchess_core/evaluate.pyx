@@ -25,6 +25,7 @@ from genchess_core.board cimport Board
 from genchess_core.eval_material cimport evaluate_material, material_params
 from genchess_core.eval_pvt cimport evaluate_pvt, pvt_params
 from genchess_core.eval_unified cimport evaluate_unified, unified_params, UNIFIED_PAWN_CACHE_SIZE
+from genchess_core.eval_network cimport evaluate_network, network_params, NetworkAccumulator
 from genchess_core.large_pages cimport gc_large_calloc, gc_large_free
 
 cdef const AttackTables* T = attack_tables()
@@ -35,7 +36,7 @@ cdef U64 AHEAD[2][8]            # ranks strictly ahead of a rank, from a colour'
 
 # The `kind` a genome's pack() names, to the EvalKind the C evaluation switches on.
 KIND_CODES = {"genetic": KIND_GENETIC, "material": KIND_MATERIAL, "pvt": KIND_PVT,
-              "unified": KIND_UNIFIED}
+              "unified": KIND_UNIFIED, "network": KIND_NETWORK}
 
 GENE_PREFIXES = ("total_force", "freedom", "pawn_adv", "passed_pawn", "targeted", "sphere",
                  "confine", "king_protect", "castling", "islands", "stacked", "checkmate_material")
@@ -319,17 +320,18 @@ cdef int evaluate(Position* p, const EvalParams* e) noexcept nogil:
 cdef inline int uncached_evaluate(Position* p, const EvalParams* e) noexcept nogil:
     if e.kind == KIND_UNIFIED:
         return evaluate_unified(p, &e.unified, e.unified_pawn_cache)
+    if e.kind == KIND_NETWORK:
+        return evaluate_network(p, &e.network, e.network_accumulator)
     return evaluate_genetic(p, e)
 
 
 cdef inline int cached_evaluate(Position* p, const EvalParams* e) noexcept nogil:
-    """The Genetic Chess and the unified evaluations through the Searcher's
-    evaluation cache: a search meets the same position again and again
+    """The Genetic Chess, the unified and the network evaluations through the
+    Searcher's evaluation cache: a search meets the same position again and again
     (transpositions, null-window re-searches, aspiration re-searches, the static
-    evaluation of a node and its stand-pat), and these two evaluations, which
-    build attack maps (the genes count both sides' legal moves too), are the
-    costliest thing in a node. The same number comes back, so the search is
-    unchanged."""
+    evaluation of a node and its stand-pat), and these evaluations (attack maps,
+    the genes' legal-move counts, the network's hidden layer) are the costliest
+    thing in a node. The same number comes back, so the search is unchanged."""
     cdef EvalEntry* entry
     if e.eval_cache == NULL:
         return uncached_evaluate(p, e)
@@ -384,6 +386,7 @@ cdef int eval_caches_new(EvalCaches* c) except -1:
     c.pawn = <PawnEntry*>gc_large_calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
     c.whole = <EvalEntry*>gc_large_calloc(EVAL_CACHE_SIZE, sizeof(EvalEntry))
     c.unified_pawn = NULL
+    c.network = NULL
     if c.pawn == NULL or c.whole == NULL:
         eval_caches_free(c)
         raise MemoryError()
@@ -394,9 +397,11 @@ cdef void eval_caches_free(EvalCaches* c) noexcept:
     gc_large_free(c.pawn)
     gc_large_free(c.whole)
     gc_large_free(c.unified_pawn)
+    gc_large_free(c.network)
     c.pawn = NULL
     c.whole = NULL
     c.unified_pawn = NULL
+    c.network = NULL
 
 
 cdef int eval_caches_attach(EvalParams* e, EvalCaches* c) except -1:
@@ -413,6 +418,13 @@ cdef int eval_caches_attach(EvalParams* e, EvalCaches* c) except -1:
                 raise MemoryError()
         memset(c.unified_pawn, 0, UNIFIED_PAWN_CACHE_SIZE * sizeof(UnifiedPawnEntry))
         e.unified_pawn_cache = c.unified_pawn
+    if e.kind == KIND_NETWORK:
+        if c.network == NULL:
+            c.network = <NetworkAccumulator*>gc_large_calloc(1, sizeof(NetworkAccumulator))
+            if c.network == NULL:
+                raise MemoryError()
+        c.network.valid = 0         # its sums are of the last genome's weights
+        e.network_accumulator = c.network
     return 0
 
 
@@ -421,6 +433,7 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
     e.pawn_cache = NULL     # a Searcher attaches its own after packing
     e.eval_cache = NULL
     e.unified_pawn_cache = NULL
+    e.network_accumulator = NULL
     kind = packed.get("kind", "genetic")
     if kind not in KIND_CODES:
         raise ValueError(f"unknown evaluation kind {kind!r} (known: {', '.join(KIND_CODES)})")
@@ -434,6 +447,10 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
             unified_params(&e.unified, packed)
             # Order values in pawns, from the middle-game material in centipawns.
             set_order_values(e, packed.get("order_values", [v / 100.0 for v in packed["unified_mg"][:5]] + [0.0]))
+            return 0
+        if e.kind == KIND_NETWORK:
+            network_params(&e.network, packed)
+            set_order_values(e, packed["order_values"])
             return 0
         if e.kind == KIND_PVT:
             pvt_params(&e.pvt, packed)

@@ -1,6 +1,7 @@
 """Genomes of GenChess: one module per evaluation kind (Genetic Chess genes: genes.py
 and genome.py; Kendall-Whitwell material weights: material.py; Phoenix piece-square
-tables: pvt.py; the three designs' terms in one tapered form: unified.py), the
+tables: pvt.py; the three designs' terms in one tapered form: unified.py; a
+perspective network trained by gradients: network.py), the
 registry of kinds and the one GenomeError (kinds.py), the genome file format every
 kind shares (genome_file.py), and `open_genome` (run_files.py), the one way every
 command, protocol and player opens a genome by name: a genome file or a trainer's
@@ -15,6 +16,7 @@ from .kinds import GENOME_KINDS, GenomeError, register_kind
 from .material import MaterialGenome
 from .pvt import PvtGenome
 from .unified import UnifiedGenome
+from .network import NetworkGenome
 from .genome_file import (
     GenomeFile,
     StillAlive,
@@ -34,6 +36,7 @@ __all__ = [
     "GENES_BY_NAME",
     "GENOME_KINDS",
     "MaterialGenome",
+    "NetworkGenome",
     "PvtGenome",
     "UnifiedGenome",
     "register_kind",

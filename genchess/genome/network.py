@@ -1,0 +1,259 @@
+"""The network genome: a small perspective network, trained on positions by gradients.
+
+Each side sees the board from its own seat: 768 inputs (its own pieces, then the
+enemy's, six kinds on 64 squares, ranks flipped for Black), one hidden layer of H
+units whose weights both sides share, and one output from the two hidden layers,
+the side to move's first (genchess_core/eval_network.pyx says how it is computed,
+genchess/fitness/network_training.py how it is trained). The numbers are integers,
+as the engine plays them: the first layer quantised by QA, the output weights by
+QB, the output bias by QA * QB; the output times SCALE is centipawns.
+
+The file block is text that a person can read, then the weights, base64-encoded in
+the same block, so a network genome is one self-contained text like every other
+kind: it can be copied, kept in a trainer's run file, sent to a cluster worker and
+named by `--genome` without a companion file to lose. The sha256 of the weights'
+bytes is in the header, so a cut or edited file is found at load time.
+
+    ID: 1
+    Kind: network
+    Architecture: 768x2 -> 128 -> 1, screlu
+    Quantisation: qa 255, qb 64, scale 400
+    Lineage: set data/selfplay.gcpos, mentor labels, 20 epochs, seed 1, held-out loss 0.0123
+    Record: +25.3 +- 12.1 against unified.genome, 10+0.1, 2000 games
+    Weights: 198402 bytes, sha256 5f0c...
+    <base64 lines, 76 characters each>
+    END
+
+`Lineage:` and `Record:` are free text, optional, kept as written: what the
+network was trained on and how, and what games said about it. The weights' bytes,
+little-endian: W1 as int16 [768][H] (each input's column of H numbers), b1 int16 [H],
+w2 int16 [2H] (the side to move's half first), b2 int32.
+
+The engine needs no numpy for this kind: the weights are Python `array`s, which
+the C evaluation borrows through the buffer protocol.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+import sys
+from array import array
+
+from .genes import time_management_defaults
+from .kinds import GenomeError, quote, register_kind
+from .pvt import EVAL_SCALE_CP
+from .search_genes import CarriesSearchGenes, pack_search, search_lines
+
+INPUTS = 768
+ACTIVATIONS = ("crelu", "screlu")
+QA, QB, SCALE = 255, 64, 400            # the quantisation the trainer writes (Bullet's usual)
+HIDDEN_RANGE = (16, 1024)               # eval_network.pxd: NETWORK_MAX_HIDDEN; a multiple of 16
+LINE_WIDTH = 76                         # base64 characters a line (MIME's)
+# Piece worths for the search's capture ordering (pawns), which a network does not
+# state: the usual ones.
+ORDER_VALUES = (1.0, 3.2, 3.3, 5.0, 9.5, 0.0)
+
+ARCHITECTURE = re.compile(r"768\s*x\s*2\s*->\s*([0-9]{1,5})\s*->\s*1\s*,\s*([a-z]+)", re.I)
+QUANTISATION = re.compile(r"qa\s+([0-9]{1,6})\s*,\s*qb\s+([0-9]{1,6})\s*,\s*scale\s+([0-9]{1,6})", re.I)
+WEIGHTS = re.compile(r"([0-9]{1,12})\s+bytes\s*,\s*sha256\s+([0-9a-f]{64})", re.I)
+
+
+def weights_size(hidden: int) -> int:
+    """Bytes of the weights of a network with `hidden` units per side."""
+    return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
+
+
+def int16s(data: bytes) -> array:
+    values = array("h", data)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
+@register_kind
+class NetworkGenome(CarriesSearchGenes):
+    KIND = "network"
+
+    def __init__(self, genome_id: int, hidden: int, activation: str, w1, b1, w2, b2: int,
+                 qa: int = QA, qb: int = QB, scale: int = SCALE,
+                 lineage: str | None = None, record: str | None = None) -> None:
+        low, high = HIDDEN_RANGE
+        if not low <= hidden <= high or hidden % 16:
+            raise ValueError(f"a network has a multiple of 16 from {low} to {high} hidden units, not {hidden}")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r} ({', '.join(ACTIVATIONS)})")
+        self.id = int(genome_id)
+        self.search: dict[str, int] = {}
+        self.hidden, self.activation = int(hidden), activation
+        self.qa, self.qb, self.scale = int(qa), int(qb), int(scale)
+        self.w1, self.b1, self.w2 = array("h", w1), array("h", b1), array("h", w2)
+        self.b2 = int(b2)
+        if (len(self.w1), len(self.b1), len(self.w2)) != (INPUTS * hidden, hidden, 2 * hidden):
+            raise ValueError(f"weights do not fit 768x2 -> {hidden} -> 1")
+        if not -2 ** 31 <= self.b2 < 2 ** 31:
+            raise ValueError("the output bias must fit 32 bits")
+        self.lineage, self.record = lineage, record
+
+    # ------------------------------------------------------------ the weights
+
+    def weights_bytes(self) -> bytes:
+        parts = [self.w1, self.b1, self.w2, array("i", [self.b2])]
+        if sys.byteorder == "big":
+            parts = [array(p.typecode, p) for p in parts]
+            for p in parts:
+                p.byteswap()
+        return b"".join(p.tobytes() for p in parts)
+
+    @classmethod
+    def from_weights_bytes(cls, genome_id: int, hidden: int, activation: str, data: bytes,
+                           **header) -> NetworkGenome:
+        h = hidden
+        w1_end = 2 * INPUTS * h
+        b1_end = w1_end + 2 * h
+        w2_end = b1_end + 4 * h
+        b2 = array("i", data[w2_end:w2_end + 4])
+        if sys.byteorder == "big":
+            b2.byteswap()
+        return cls(genome_id, h, activation, int16s(data[:w1_end]), int16s(data[w1_end:b1_end]),
+                   int16s(data[b1_end:w2_end]), b2[0], **header)
+
+    @classmethod
+    def from_float(cls, genome_id: int, w1, b1, w2, b2: float, activation: str,
+                   lineage: str | None = None) -> NetworkGenome:
+        """Quantise a trained float network (W1 [768, H], b1 [H], w2 [2H], b2): what
+        the trainer's weight limits keep inside int16 is rounded to whole steps."""
+        import numpy as np
+        w1, b1, w2 = (np.asarray(a, dtype=np.float64) for a in (w1, b1, w2))
+        hidden = w1.shape[1]
+
+        def quantised(values, factor: int, bits: int = 16) -> np.ndarray:
+            q = np.rint(values * factor)
+            limit = 2 ** (bits - 1) - 1
+            if np.abs(q).max(initial=0) > limit:
+                raise ValueError(f"a weight of {np.abs(values).max():g} does not fit {bits} bits by {factor}")
+            return q.astype(np.int16 if bits == 16 else np.int64)
+
+        return cls(genome_id, hidden, activation, quantised(w1, QA).ravel().tolist(),
+                   quantised(b1, QA).tolist(), quantised(w2, QB).tolist(),
+                   int(quantised(np.array([b2]), QA * QB, 32)[0]), lineage=lineage)
+
+    def float_weights(self):
+        """(W1 [768, H], b1, w2, b2) as floats, the quantisation undone: what the
+        trainer starts from to train a network further."""
+        import numpy as np
+        return (np.array(self.w1, dtype=np.float64).reshape(INPUTS, self.hidden) / self.qa,
+                np.array(self.b1, dtype=np.float64) / self.qa,
+                np.array(self.w2, dtype=np.float64) / self.qb,
+                self.b2 / (self.qa * self.qb))
+
+    # ------------------------------------------------------------ the file
+
+    @classmethod
+    def from_lines(cls, genome_id: int, lines: list[tuple[int, str]], path: str,
+                   kind_line: int, end_line: int) -> NetworkGenome:
+        fields: dict[str, tuple[int, str]] = {}
+        data_lines: list[tuple[int, str]] = []
+        for n, line in lines:
+            if not line:
+                continue
+            if "weights" in fields:
+                data_lines.append((n, line))
+                continue
+            key, colon, text = line.partition(":")
+            key = " ".join(key.lower().split())
+            if not colon or key not in ("architecture", "quantisation", "lineage", "record", "weights"):
+                raise GenomeError.at(path, n, f"network genome: expected 'Architecture:', 'Quantisation:', "
+                                              f"'Lineage:', 'Record:' or 'Weights:', got {quote(line)}")
+            if key in fields:
+                raise GenomeError.at(path, n, f"network genome: duplicated '{key}' (first at line {fields[key][0]})")
+            fields[key] = (n, text.strip())
+        for key in ("architecture", "quantisation", "weights"):
+            if key not in fields:
+                raise GenomeError.at(path, kind_line, f"network genome {genome_id}: missing '{key.title()}:'")
+
+        n, text = fields["architecture"]
+        match = ARCHITECTURE.fullmatch(text)
+        if not match or match.group(2).lower() not in ACTIVATIONS:
+            raise GenomeError.at(path, n, f"network genome: architecture {quote(text)} is not "
+                                          f"'768x2 -> H -> 1, crelu' or '..., screlu'")
+        hidden, activation = int(match.group(1)), match.group(2).lower()
+        low, high = HIDDEN_RANGE
+        if not low <= hidden <= high or hidden % 16:
+            raise GenomeError.at(path, n, f"network genome: {hidden} hidden units; a multiple of 16 "
+                                          f"from {low} to {high}")
+        n, text = fields["quantisation"]
+        match = QUANTISATION.fullmatch(text)
+        if not match or 0 in (qa := int(match.group(1)), qb := int(match.group(2)), scale := int(match.group(3))):
+            raise GenomeError.at(path, n, f"network genome: quantisation {quote(text)} is not "
+                                          f"'qa A, qb B, scale S' with positive whole numbers")
+
+        n, text = fields["weights"]
+        match = WEIGHTS.fullmatch(text)
+        if not match:
+            raise GenomeError.at(path, n, f"network genome: expected 'Weights: <bytes> bytes, sha256 <hex>', "
+                                          f"got {quote(text)}")
+        size, digest = int(match.group(1)), match.group(2).lower()
+        if size != weights_size(hidden):
+            raise GenomeError.at(path, n, f"network genome: {size} bytes of weights; 768x2 -> {hidden} -> 1 "
+                                          f"has {weights_size(hidden)}")
+        try:
+            data = base64.b64decode("".join(line for _, line in data_lines), validate=True)
+        except (binascii.Error, ValueError):
+            bad = next((m for m, line in data_lines if not re.fullmatch(r"[A-Za-z0-9+/=]*", line)), n)
+            raise GenomeError.at(path, bad, "network genome: the weights are not base64 text") from None
+        if len(data) != size:
+            raise GenomeError.at(path, end_line, f"network genome: the weights hold {len(data)} bytes, "
+                                                 f"the header says {size} (the file is cut?)")
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise GenomeError.at(path, n, "network genome: the weights do not match their sha256 "
+                                          "(the file was changed or damaged)")
+        return cls.from_weights_bytes(genome_id, hidden, activation, data, qa=qa, qb=qb, scale=scale,
+                                      lineage=fields.get("lineage", (0, None))[1],
+                                      record=fields.get("record", (0, None))[1])
+
+    def to_text(self) -> str:
+        data = self.weights_bytes()
+        encoded = base64.b64encode(data).decode("ascii")
+        lines = [f"ID: {self.id}", f"Kind: {self.KIND}",
+                 f"Architecture: 768x2 -> {self.hidden} -> 1, {self.activation}",
+                 f"Quantisation: qa {self.qa}, qb {self.qb}, scale {self.scale}"]
+        if self.lineage:
+            lines.append(f"Lineage: {self.lineage}")
+        if self.record:
+            lines.append(f"Record: {self.record}")
+        lines += search_lines(self.search)
+        lines.append(f"Weights: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}")
+        lines += [encoded[i:i + LINE_WIDTH] for i in range(0, len(encoded), LINE_WIDTH)]
+        return "\n".join(lines + ["END", "", ""])
+
+    # ------------------------------------------------------------ the engine
+
+    def pack(self) -> dict:
+        params = time_management_defaults()
+        params.update(kind=self.KIND, network_hidden=self.hidden, network_activation=self.activation,
+                      network_qa=self.qa, network_qb=self.qb, network_scale=self.scale,
+                      network_w1=self.w1, network_b1=self.b1, network_w2=self.w2, network_b2=self.b2,
+                      eval_scale_cp=EVAL_SCALE_CP, pawn_unit=100 * EVAL_SCALE_CP,
+                      order_values=list(ORDER_VALUES))
+        return pack_search(self.search, params)
+
+    def copy(self, new_id: int | None = None) -> NetworkGenome:
+        return NetworkGenome(self.id if new_id is None else new_id, self.hidden, self.activation,
+                             self.w1, self.b1, self.w2, self.b2, self.qa, self.qb, self.scale,
+                             self.lineage, self.record).with_search(self.search)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, NetworkGenome) and other.id == self.id
+                and (other.hidden, other.activation, other.qa, other.qb, other.scale, other.b2)
+                == (self.hidden, self.activation, self.qa, self.qb, self.scale, self.b2)
+                and other.w1 == self.w1 and other.b1 == self.b1 and other.w2 == self.w2
+                and (other.lineage, other.record) == (self.lineage, self.record)
+                and other.search == self.search)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"NetworkGenome({self.id}, 768x2 -> {self.hidden} -> 1, {self.activation})"

@@ -1,0 +1,37 @@
+# The network evaluation: a perspective network, 768 piece-square inputs for each
+# side, one hidden layer per side with shared weights, one output. See eval_network.pyx.
+
+from libc.stdint cimport int16_t, int32_t
+from genchess_core.types cimport U64
+from genchess_core.position cimport Position
+
+cdef enum:
+    NETWORK_INPUTS = 768            # (own or enemy) * 6 kinds * 64 squares
+    NETWORK_MAX_HIDDEN = 1024       # per perspective; the accumulator's room
+    ACTIVATION_CRELU = 0            # clip(x, 0, 1)
+    ACTIVATION_SCRELU = 1           # clip(x, 0, 1) squared
+
+cdef struct NetworkParams:
+    int hidden                  # units per perspective, a multiple of 16
+    int activation              # ACTIVATION_*
+    int qa                      # the first layer's quantisation: 1.0 is qa
+    int qb                      # the output weights': 1.0 is qb
+    int scale                   # centipawns per unit of the network's output
+    int scale_cp                # internal evaluation units per centipawn
+    const int16_t* w1           # [NETWORK_INPUTS][hidden]: each input's column, by qa
+    const int16_t* b1           # [hidden], by qa
+    const int16_t* w2           # [2 * hidden]: the side to move's half, then the other's, by qb
+    int32_t b2                  # by qa * qb
+
+cdef struct NetworkAccumulator:
+    # One search thread's last evaluated army and both perspectives' hidden sums
+    # for it. A depth-first search evaluates neighbouring positions one after
+    # another, so the next evaluation applies only the pieces that differ, or
+    # starts afresh when that is cheaper (see network_accumulate).
+    U64 bb[12]
+    int16_t acc[2][NETWORK_MAX_HIDDEN]
+    int valid
+
+cdef int evaluate_network(const Position* p, const NetworkParams* n,
+                          NetworkAccumulator* a) noexcept nogil
+cdef int network_params(NetworkParams* n, dict packed) except -1

@@ -1,0 +1,234 @@
+# The network evaluation (genome kind `network`).
+#
+# A perspective network in the style of the small networks of Bullet-trained
+# engines: each side sees the board from its own seat, 768 inputs (its own pieces,
+# then the enemy's, six kinds on 64 squares, ranks flipped for Black), through one
+# hidden layer whose weights both sides share; the side to move's hidden layer and
+# the other's, activated, meet in one output:
+#
+#     out = b2 + act(acc_us) . w2[:H] + act(acc_them) . w2[H:]
+#     acc_c = b1 + sum over c's active inputs of W1[input]
+#     centipawns (side to move) = out * scale
+#
+# Everything is integer: W1 and b1 quantised by qa (so an accumulator is int16 and
+# clipping to [0, 1] is clipping to [0, qa]), w2 by qb, b2 by qa * qb. The
+# trainer's weight limits keep every accumulator inside int16
+# (genchess/fitness/network_training.py), and the quantised file is what plays.
+#
+# The accumulator is the costly part (an add of H numbers per piece), so a search
+# thread keeps the last one it computed with the army it was computed for, and the
+# next evaluation applies only the pieces that differ: after one move that is two
+# to four columns instead of thirty. Bitboards say what changed, so make and
+# unmake (shared with perft and every other kind) carry no network work at all,
+# and there is no stack of accumulators to keep in step with the search. When more
+# pieces differ than stand on the board (a new root, a distant transposition), the
+# accumulator is built afresh, which is then cheaper.
+
+from libc.stdint cimport int16_t, int32_t, int64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy
+
+from genchess_core.types cimport *
+from genchess_core.bitboard cimport pop_lsb, popcount
+from genchess_core.position cimport set_fen
+
+cdef enum:
+    # |evaluation| in centipawns is kept below this: far from the mate scores, and
+    # more than any position needs.
+    NETWORK_CP_LIMIT = 30000
+
+
+cdef inline int input_index(int perspective, int piece, int sq) noexcept nogil:
+    """The input a piece (colour * 6 + kind) on sq is for a perspective (colour):
+    its own pieces first, the board from its own side."""
+    if perspective == WHITE:
+        return piece * 64 + sq
+    return (piece + 6 if piece < 6 else piece - 6) * 64 + (sq ^ 56)
+
+
+cdef inline void add_column(int16_t* acc, const int16_t* column, int hidden) noexcept nogil:
+    cdef int i
+    for i in range(hidden):         # vectorised by the compiler (int16 lanes)
+        acc[i] = <int16_t>(acc[i] + column[i])
+
+
+cdef inline void sub_column(int16_t* acc, const int16_t* column, int hidden) noexcept nogil:
+    cdef int i
+    for i in range(hidden):
+        acc[i] = <int16_t>(acc[i] - column[i])
+
+
+cdef void refresh(const Position* p, const NetworkParams* n, NetworkAccumulator* a) noexcept nogil:
+    cdef int c, piece, sq, h = n.hidden
+    cdef U64 b
+    for c in range(2):
+        memcpy(a.acc[c], n.b1, h * sizeof(int16_t))
+        for piece in range(12):
+            b = p.bb[piece]
+            while b:
+                sq = pop_lsb(&b)
+                add_column(a.acc[c], n.w1 + input_index(c, piece, sq) * h, h)
+    memcpy(a.bb, p.bb, sizeof(a.bb))
+    a.valid = 1
+
+
+cdef void network_accumulate(const Position* p, const NetworkParams* n,
+                             NetworkAccumulator* a) noexcept nogil:
+    """Bring a's accumulators to p's army: the pieces that differ from the army
+    they hold, or all of p's pieces when that is fewer."""
+    cdef int piece, sq, c, changed = 0, h = n.hidden
+    cdef U64 gone, come
+    if a.valid:
+        for piece in range(12):
+            changed += popcount(a.bb[piece] ^ p.bb[piece])
+    if not a.valid or changed > popcount(p.all):
+        refresh(p, n, a)
+        return
+    for piece in range(12):
+        gone = a.bb[piece] & ~p.bb[piece]
+        come = p.bb[piece] & ~a.bb[piece]
+        while gone:
+            sq = pop_lsb(&gone)
+            for c in range(2):
+                sub_column(a.acc[c], n.w1 + input_index(c, piece, sq) * h, h)
+        while come:
+            sq = pop_lsb(&come)
+            for c in range(2):
+                add_column(a.acc[c], n.w1 + input_index(c, piece, sq) * h, h)
+        a.bb[piece] = p.bb[piece]
+
+
+cdef inline int32_t crelu_dot(const int16_t* acc, const int16_t* w, int hidden, int qa) noexcept nogil:
+    cdef int32_t total = 0
+    cdef int i, v
+    for i in range(hidden):
+        v = acc[i]
+        v = 0 if v < 0 else (qa if v > qa else v)
+        total += v * w[i]
+    return total
+
+
+cdef inline int64_t screlu_dot(const int16_t* acc, const int16_t* w, int hidden, int qa) noexcept nogil:
+    # v * w fits 32 bits (255 * 127 at the trainer's limits); v * w * v may not, nor
+    # the sum, so the products are summed in 64 bits.
+    cdef int64_t total = 0
+    cdef int i, v
+    for i in range(hidden):
+        v = acc[i]
+        v = 0 if v < 0 else (qa if v > qa else v)
+        total += <int64_t>(v * w[i]) * v
+    return total
+
+
+cdef inline int64_t c_div(int64_t a, int64_t b) noexcept nogil:
+    """Division truncated towards zero (C's, which cdivision gives), spelled out so
+    that the Python reference of the tests can say the same."""
+    return a / b
+
+
+cdef int network_output(const NetworkParams* n, const NetworkAccumulator* a, int side) noexcept nogil:
+    """The evaluation from `side`'s view, internal units, from a's accumulators."""
+    cdef int h = n.hidden
+    cdef int64_t out, cp_units, limit = <int64_t>NETWORK_CP_LIMIT * n.scale_cp
+    if n.activation == ACTIVATION_SCRELU:
+        out = c_div(screlu_dot(a.acc[side], n.w2, h, n.qa) + screlu_dot(a.acc[side ^ 1], n.w2 + h, h, n.qa),
+                    n.qa) + n.b2
+    else:
+        out = <int64_t>crelu_dot(a.acc[side], n.w2, h, n.qa) + crelu_dot(a.acc[side ^ 1], n.w2 + h, h, n.qa) + n.b2
+    cp_units = c_div(out * n.scale * n.scale_cp, <int64_t>n.qa * n.qb)
+    if cp_units > limit:
+        return <int>limit
+    if cp_units < -limit:
+        return <int>-limit
+    return <int>cp_units
+
+
+cdef int evaluate_network(const Position* p, const NetworkParams* n,
+                          NetworkAccumulator* a) noexcept nogil:
+    """p's evaluation from the side to move's view, internal units. `a` is the
+    calling thread's accumulator (NULL: computed afresh on the stack)."""
+    cdef NetworkAccumulator fresh
+    if a == NULL:
+        refresh(p, n, &fresh)
+        return network_output(n, &fresh, p.side)
+    network_accumulate(p, n, a)
+    return network_output(n, a, p.side)
+
+
+# ------------------------------------------------------------ load time (Python)
+
+def network_evaluations(dict packed, list fens):
+    """For tests: each FEN's evaluation (side to move's view, internal units)
+    through one accumulator in turn, as a search thread keeps it, and each afresh:
+    two lists, which must agree."""
+    cdef NetworkParams n
+    cdef NetworkAccumulator* a = <NetworkAccumulator*>calloc(1, sizeof(NetworkAccumulator))
+    cdef Position pos
+    if a == NULL:
+        raise MemoryError()
+    try:
+        network_params(&n, packed)
+        incremental, afresh = [], []
+        for fen in fens:
+            set_fen(&pos, fen)
+            incremental.append(evaluate_network(&pos, &n, a))
+            afresh.append(evaluate_network(&pos, &n, NULL))
+        return incremental, afresh
+    finally:
+        free(a)
+
+
+cdef int network_params(NetworkParams* n, dict packed) except -1:
+    """Fill n from a network genome's pack() dict; once per genome load. The weight
+    arrays are borrowed, not copied: pack()'s dict holds them (as contiguous int16
+    numpy arrays), and whoever made n keeps that dict while n is in use (the
+    Searcher keeps its genome's pack())."""
+    cdef const int16_t[::1] w1 = packed["network_w1"]
+    cdef const int16_t[::1] b1 = packed["network_b1"]
+    cdef const int16_t[::1] w2 = packed["network_w2"]
+    hidden = int(packed["network_hidden"])
+    if not 16 <= hidden <= NETWORK_MAX_HIDDEN or hidden % 16:
+        raise ValueError(f"network_hidden must be a multiple of 16 from 16 to {NETWORK_MAX_HIDDEN}, not {hidden}")
+    if w1.shape[0] != NETWORK_INPUTS * hidden or b1.shape[0] != hidden or w2.shape[0] != 2 * hidden:
+        raise ValueError(f"network weights do not fit {NETWORK_INPUTS}x2 -> {hidden} -> 1")
+    activation = packed["network_activation"]
+    if activation not in ("crelu", "screlu"):
+        raise ValueError(f"unknown network activation {activation!r} (crelu or screlu)")
+    n.hidden = hidden
+    n.activation = ACTIVATION_SCRELU if activation == "screlu" else ACTIVATION_CRELU
+    n.qa = int(packed["network_qa"])
+    n.qb = int(packed["network_qb"])
+    n.scale = int(packed["network_scale"])
+    n.scale_cp = int(packed["eval_scale_cp"])
+    if n.qa <= 0 or n.qb <= 0 or n.scale <= 0 or n.scale_cp <= 0:
+        raise ValueError("network quantisation and scales must be positive")
+    n.w1 = &w1[0]
+    n.b1 = &b1[0]
+    n.w2 = &w2[0]
+    n.b2 = int(packed["network_b2"])
+    return 0
+
+
+def network_piece_values(dict packed, str fen):
+    """The evaluation of `fen` (side to move's view, internal units) and, for each
+    piece but the kings, (square, piece, what the evaluation loses when that piece
+    alone is lifted off the board): a network's readable account of a position
+    (genchess/explain.py), as Stockfish's `eval` shows its network's."""
+    cdef NetworkParams n
+    cdef Position pos, without
+    cdef int sq, piece, whole
+    network_params(&n, packed)
+    set_fen(&pos, fen)
+    whole = evaluate_network(&pos, &n, NULL)
+    values = []
+    for sq in range(64):
+        piece = pos.board[sq]
+        if piece == NO_PIECE or piece % 6 == KING:
+            continue
+        without = pos
+        without.bb[piece] &= ~((<U64>1) << sq)
+        without.occ[piece // 6] &= ~((<U64>1) << sq)
+        without.all &= ~((<U64>1) << sq)
+        without.board[sq] = NO_PIECE
+        values.append((sq, piece, whole - evaluate_network(&without, &n, NULL)))
+    return whole, values

@@ -1,0 +1,194 @@
+"""The network genome kind: its file, and its C evaluation against a reference.
+
+The reference is written here from the model's definition (genchess/genome/network.py)
+with python-chess reading the board, in Python integers: it shares no code with the
+C evaluation, so the two agreeing says the C code computes the network it claims to.
+"""
+
+import random
+
+import chess
+import numpy as np
+import pytest
+
+from genchess.genome import GenomeError, NetworkGenome, open_genome, parse_genome_text
+from genchess.genome.network import INPUTS, weights_size
+from genchess_core.board import Board
+from genchess_core.eval_network import network_evaluations
+from genchess_core.evaluate import evaluate_board
+
+KINDS = {chess.PAWN: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3, chess.QUEEN: 4, chess.KING: 5}
+
+
+def random_network(hidden=32, activation="screlu", seed=1, genome_id=7):
+    """Random integer weights inside what the trainer's limits allow."""
+    rng = np.random.default_rng(seed)
+    return NetworkGenome(genome_id, hidden, activation,
+                         rng.integers(-300, 301, INPUTS * hidden).tolist(),
+                         rng.integers(-100, 200, hidden).tolist(),
+                         rng.integers(-127, 128, 2 * hidden).tolist(),
+                         int(rng.integers(-20000, 20000)))
+
+
+def c_division(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def reference(net: NetworkGenome, board: chess.Board) -> int:
+    """The evaluation from the side to move's view, internal units (10 a centipawn)."""
+    us = 0 if board.turn == chess.WHITE else 1
+    h = net.hidden
+    acc = [list(net.b1), list(net.b1)]
+    for square, piece in board.piece_map().items():
+        colour = 0 if piece.color == chess.WHITE else 1
+        for perspective in (0, 1):
+            index = ((colour ^ perspective) * 6 + KINDS[piece.piece_type]) * 64 + (square ^ (56 * perspective))
+            column = net.w1[index * h:(index + 1) * h]
+            acc[perspective] = [a + w for a, w in zip(acc[perspective], column)]
+    total = 0
+    for half, perspective in enumerate((us, us ^ 1)):
+        for i in range(h):
+            v = min(max(acc[perspective][i], 0), net.qa)
+            w = net.w2[half * h + i]
+            total += v * w * v if net.activation == "screlu" else v * w
+    out = (c_division(total, net.qa) if net.activation == "screlu" else total) + net.b2
+    units = c_division(out * net.scale * 10, net.qa * net.qb)
+    return max(-300000, min(300000, units))
+
+
+def random_positions(count, seed=3):
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board()
+        for _ in range(rng.randrange(0, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        boards.append(board)
+    return boards
+
+
+@pytest.mark.parametrize("activation", ["crelu", "screlu"])
+def test_the_c_evaluation_is_the_network(activation):
+    net = random_network(activation=activation, seed=11)
+    packed = net.pack()
+    for board in random_positions(60):
+        assert evaluate_board(Board(board.fen()), packed) == reference(net, board), board.fen()
+
+
+def test_a_network_sees_both_colours_alike():
+    """A perspective network scores a position and its colour-flipped mirror the
+    same for the side to move: it has no colour, only sides."""
+    net = random_network(seed=5)
+    packed = net.pack()
+    for board in random_positions(40, seed=9):
+        mirrored = board.mirror()
+        assert evaluate_board(Board(board.fen()), packed) == evaluate_board(Board(mirrored.fen()), packed)
+
+
+def test_the_incremental_accumulator_equals_a_fresh_one():
+    """One accumulator carried through games (moves, take-backs, jumps to unrelated
+    positions, promotions and castling among them) gives what a fresh one gives."""
+    net = random_network(hidden=48, seed=2)
+    rng = random.Random(4)
+    fens = []
+    for _ in range(6):
+        board = chess.Board()
+        for _ in range(120):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            fens.append(board.fen())
+            if rng.random() < 0.2 and len(board.move_stack) > 1:   # a take-back, as unmake
+                board.pop()
+                fens.append(board.fen())
+    incremental, afresh = network_evaluations(net.pack(), fens)
+    assert incremental == afresh
+    assert len(set(afresh)) > len(afresh) // 2          # the positions do differ
+
+
+def test_the_file_reads_back_equal(tmp_path):
+    net = random_network(hidden=16, activation="crelu")
+    net.lineage = "set sample.gcpos, mentor labels, 3 epochs, seed 1"
+    net.record = "none yet"
+    net.search = {"rfp_margin": 90}
+    path = tmp_path / "net.genome"
+    path.write_text(net.to_text())
+    back = open_genome(str(path))
+    assert back == net
+    assert back.to_text() == net.to_text()
+
+
+def test_from_float_quantises_as_the_engine_reads():
+    rng = np.random.default_rng(0)
+    w1, b1, w2 = rng.normal(0, 0.3, (INPUTS, 16)), rng.normal(0, 0.1, 16), rng.normal(0, 0.5, 32)
+    net = NetworkGenome.from_float(1, w1, b1, w2, 0.05, "screlu")
+    back_w1, back_b1, back_w2, back_b2 = net.float_weights()
+    assert np.abs(back_w1 - w1).max() <= 0.5 / 255 + 1e-12
+    assert np.abs(back_w2 - w2).max() <= 0.5 / 64 + 1e-12
+    assert back_b2 == pytest.approx(0.05, abs=1 / (255 * 64))
+    with pytest.raises(ValueError, match="does not fit"):
+        NetworkGenome.from_float(1, w1 * 1000, b1, w2, 0.0, "screlu")
+
+
+def block(net: NetworkGenome) -> list[str]:
+    return net.to_text().splitlines()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda ls: [l.replace("-> 16 ->", "-> 17 ->") for l in ls], "multiple of 16"),
+    (lambda ls: [l.replace(", crelu", ", tanh") for l in ls], "is not '768x2"),
+    (lambda ls: [l.replace("qa 255", "qa 0") for l in ls], "positive whole numbers"),
+    (lambda ls: [l for l in ls if not l.startswith("Quantisation")], "missing 'Quantisation:'"),
+    (lambda ls: [l for l in ls if not l.startswith("Weights")], "expected 'Architecture:'"),
+    (lambda ls: ls[:6] + ls[8:], "the file is cut"),
+    (lambda ls: ls[:6] + ["!!!!" + ls[6][4:]] + ls[7:], "not base64"),
+    (lambda ls: ls[:6] + [("B" if ls[6][0] == "A" else "A") + ls[6][1:]] + ls[7:], "do not match their sha256"),
+    (lambda ls: [l.replace(f"{weights_size(16)} bytes", "99 bytes") for l in ls], f"has {weights_size(16)}"),
+    (lambda ls: ls[:4] + ["Lineage: a", "Lineage: b"] + ls[4:], "duplicated 'lineage'"),
+])
+def test_a_damaged_file_names_the_problem_and_the_line(change, message):
+    net = random_network(hidden=16, activation="crelu")
+    text = "\n".join(change(block(net))) + "\n"
+    with pytest.raises(GenomeError, match=message) as caught:
+        parse_genome_text(text, "nets/bad.genome")
+    assert str(caught.value).startswith("nets/bad.genome:")
+
+
+def test_a_network_plays_on_threads_and_at_fixed_depth_deterministically():
+    from genchess_core.searcher import Searcher
+    net = random_network(hidden=32, seed=21)
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    results = []
+    for threads in (1, 1, 2):
+        searcher = Searcher()
+        searcher.set_genome(net.pack())
+        searcher.set_threads(threads)
+        result = searcher.search(Board(fen), max_depth=6)
+        best = result["lines"][0][1][0]
+        assert chess.Move.from_uci(best) in chess.Board(fen).legal_moves
+        results.append((best, result["lines"][0][0], result["nodes"]))
+        assert searcher.pawn_unit == 1000
+    assert results[0] == results[1]             # one thread: the same search, node for node
+
+
+def test_the_explanation_shows_each_piece_and_the_searched_total():
+    from genchess.explain import explain, format_explanation
+    from genchess_core.searcher import Searcher
+    net = random_network(hidden=16, seed=8)
+    board = chess.Board("r1bqk2r/ppp2ppp/2n2n2/3pp3/1bPP4/2N1PN2/PP3PPP/R1BQKB1R b KQkq - 1 6")
+    searcher = Searcher()
+    searcher.set_genome(net.pack())
+    explanation = explain(net, Board(board.fen()))
+    assert explanation.internal == searcher.evaluate(Board(board.fen()))
+    rows = dict(explanation.rows)
+    assert len(rows) == len(board.piece_map()) - 2 + 1          # kings have no row; the total
+    without = board.copy()
+    without.remove_piece_at(chess.C6)
+    lost = reference(net, board) - reference(net, without)      # Black to move: White's view negates
+    assert rows["black knight c6"] == (-lost / 10.0,)
+    assert "network" in format_explanation(explanation)
