@@ -192,3 +192,15 @@ def test_the_explanation_shows_each_piece_and_the_searched_total():
     lost = reference(net, board) - reference(net, without)      # Black to move: White's view negates
     assert rows["black knight c6"] == (-lost / 10.0,)
     assert "network" in format_explanation(explanation)
+
+
+def test_weights_that_could_overflow_the_integers_are_refused():
+    net = random_network(hidden=16)
+    w1 = list(net.w1)
+    w1[3] = 2000                                    # 32 such pieces overflow 16 bits
+    with pytest.raises(ValueError, match="hidden unit 3's weights can overflow"):
+        NetworkGenome(1, 16, "screlu", w1, net.b1, net.w2, net.b2)
+    w2 = list(net.w2)
+    w2[0] = 200                                     # 200 * 255 does not fit 16 bits
+    with pytest.raises(ValueError, match="output weight of 200"):
+        NetworkGenome(1, 16, "screlu", net.w1, net.b1, w2, net.b2)

@@ -95,7 +95,22 @@ class NetworkGenome(CarriesSearchGenes):
             raise ValueError(f"weights do not fit 768x2 -> {hidden} -> 1")
         if not -2 ** 31 <= self.b2 < 2 ** 31:
             raise ValueError("the output bias must fit 32 bits")
+        self.check_ranges()
         self.lineage, self.record = lineage, record
+
+    def check_ranges(self) -> None:
+        """What the integer evaluation needs of the weights (the trainer's limits give
+        it): an accumulator stays inside 16 bits whatever the position (a bias and 32
+        pieces' largest weights), and an activation times an output weight fits 16 bits."""
+        h = self.hidden
+        for unit in range(h):
+            worst = abs(self.b1[unit]) + 32 * max(map(abs, self.w1[unit::h]))
+            if worst > 32767:
+                raise ValueError(f"hidden unit {unit}'s weights can overflow its 16-bit sum "
+                                 f"({worst} > 32767)")
+        if max(map(abs, self.w2)) * self.qa > 32767:
+            raise ValueError(f"an output weight of {max(map(abs, self.w2))} times qa {self.qa} "
+                             f"does not fit 16 bits")
 
     # ------------------------------------------------------------ the weights
 
@@ -210,9 +225,12 @@ class NetworkGenome(CarriesSearchGenes):
         if hashlib.sha256(data).hexdigest() != digest:
             raise GenomeError.at(path, n, "network genome: the weights do not match their sha256 "
                                           "(the file was changed or damaged)")
-        return cls.from_weights_bytes(genome_id, hidden, activation, data, qa=qa, qb=qb, scale=scale,
-                                      lineage=fields.get("lineage", (0, None))[1],
-                                      record=fields.get("record", (0, None))[1])
+        try:
+            return cls.from_weights_bytes(genome_id, hidden, activation, data, qa=qa, qb=qb, scale=scale,
+                                          lineage=fields.get("lineage", (0, None))[1],
+                                          record=fields.get("record", (0, None))[1])
+        except ValueError as problem:
+            raise GenomeError.at(path, n, f"network genome: {problem}") from None
 
     def to_text(self) -> str:
         data = self.weights_bytes()
