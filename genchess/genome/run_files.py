@@ -18,6 +18,7 @@ trainer's writer extends), never the other way round.
                                      file beside it, the last genome with three wins
     an evolve run's records          <file>_best.genome (with an ID: that
                                      generation's best, <file>_genomes.txt)
+    a tune or network run's records  <file>_best.genome
     a chromosome database (SQLite)   the fittest of the last complete generation,
                                      or the chromosome with the ID
 
@@ -39,6 +40,7 @@ from .kinds import GenomeError
 from .pvt import PvtGenome
 
 EVOLVE_HEADER = "# GenChess evolve run:"     # the first line of an evolve run's records
+NETWORK_HEADER = "# GenChess network run:"   # ... of a network run's
 TUNE_RECORD = "tune"                         # a tune run's records: JSON lines, the first
 TUNE_HEADER = '{"record": "tune"'            # ... its header, {"record": "tune", ...}
 
@@ -100,13 +102,22 @@ def count_wins(games_path: str | Path) -> Counter:
     return wins
 
 
-def is_evolve_records(path: str | Path) -> bool:
-    """Whether `path` is an evolve run's records (its first line is the header)."""
+def starts_with(path: str | Path, header: str) -> bool:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readline().startswith(EVOLVE_HEADER)
+            return f.readline().startswith(header)
     except OSError:
         return False
+
+
+def is_evolve_records(path: str | Path) -> bool:
+    """Whether `path` is an evolve run's records (its first line is the header)."""
+    return starts_with(path, EVOLVE_HEADER)
+
+
+def is_network_records(path: str | Path) -> bool:
+    """Whether `path` is a network run's records (its first line is the header)."""
+    return starts_with(path, NETWORK_HEADER)
 
 
 def run_file_genome(path: Path, genome_id: int | None):
@@ -122,7 +133,7 @@ def run_file_genome(path: Path, genome_id: int | None):
         if genome_id is None:
             return load_genome(Path(f"{path}_best.genome"))
         return load_genome(Path(f"{path}_genomes.txt"), genome_id)
-    if first.startswith(TUNE_HEADER):
+    if first.startswith(TUNE_HEADER) or first.startswith(NETWORK_HEADER):
         return load_genome(Path(f"{path}_best.genome"))
     if genome_id is not None:
         return None

@@ -52,7 +52,8 @@ class Key:
 # Keys of every method.
 COMMON_KEYS = [
     Key("method", "method", "which evolution: gene pool (the default), kendall-whitwell, "
-        "multi-niche crowding, evolve (on positions) or tune (by games: SPSA)", "method"),      # (it picks the config class, not a field of it)
+        "multi-niche crowding, evolve (on positions), tune (by games: SPSA) or network (a network "
+        "genome by gradients)", "method"),      # (it picks the config class, not a field of it)
     Key("seed", "int", "random seed, for reproducible runs", "seed"),
     Key("opening file", "file", "EPD file of positions to start games from, drawn at random "
         "(default: the standard start position)", "opening_file"),

@@ -30,6 +30,7 @@ METHOD_MODULES = {
     "multi-niche crowding": "genchess.train.mnc",
     "evolve": "genchess.train.evolve",
     "tune": "genchess.train.tune",
+    "network": "genchess.train.network",
 }
 DEFAULT_METHOD = "gene pool"
 

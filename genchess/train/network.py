@@ -1,0 +1,305 @@
+"""Method `network`: a network genome trained by gradients on a labelled position set.
+
+A generation is an epoch of minibatch Adam (fitness/network_training.py) over the
+set's training part; after each, the float network is quantised into the genome the
+engine plays (genome/network.py) and scored on the held-out part twice: as floats
+and through the C evaluation itself, so the records show what quantisation costs.
+The epoch with the lowest held-out loss of the quantised network is the best
+genome, which `genchess --genome RUN_FILE` plays. Validation games (the best against
+the default genome) and the champion's SPRT are the scaffold's, as for every method:
+a loss is a hint, games decide.
+
+Files: the run file (a header line, then one line per epoch and per validation
+match), <run file>_state.npz (the trainer's whole state: weights, Adam's moments,
+the shuffling generator; resumed exactly after any epoch), <run file>_best.genome.
+A kill between an epoch's line and the state replays that epoch, bit for bit the
+same, without writing its line twice.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from genchess.files import package_file, write_atomically
+from genchess.genome import Genome, GenomeError, NetworkGenome, default_genome, load_genome
+from genchess.genome.network import ACTIVATIONS
+from genchess.genome.run_files import NETWORK_HEADER, is_network_records
+from genchess.parallel.worker import GameJob
+from genchess.strength.games import play_pairs
+from genchess.strength.stats import format_elo
+from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
+                                   CommonSettings, ConfigError, Key, PositionSettings)
+from genchess.train.records import AppendFile, set_aside, split_complete
+from genchess.train.registry import Method
+from genchess.train.scaffold import Run
+
+NETWORK_KEYS = [
+    Key("run file", "path", "the run's records; <file>_state.npz and <file>_best.genome beside "
+        "it; an existing run is resumed", "run_file"),
+    *POSITION_KEYS,
+    Key("hidden", "int", "hidden units per side (a multiple of 16, 16 to 1024)", "hidden", 16, hi=1024),
+    Key("activation", "choice", "crelu (clipped to [0, 1]) or screlu (that, squared)", "activation",
+        choices=ACTIVATIONS),
+    GENERATIONS.with_help("epochs: passes over the training part"),
+    Key("learning rate", "float", "Adam's step", "learning_rate", 0),
+    Key("batch size", "int", "positions a step", "batch_size", 1),
+    Key("rate drop", "float", "the learning rate is multiplied by this once, at 'drop at' of "
+        "the epochs", "rate_drop", 0, hi=1),
+    Key("drop at", "float", "the share of the epochs after which the rate drops", "drop_at", 0, hi=1),
+    Key("flip files", "bool", "also train on each position without castling rights mirrored "
+        "a <-> h (nearly twice the positions for a small set)", "flip_files"),
+    Key("validation games", "int", "every validation interval, the best network so far plays "
+        "this many games against the default genome (0: none)", "validation_games", 0),
+    Key("validation interval", "int", "epochs between validation matches (also the champion's "
+        "clock: champion interval counts epochs here)", "validation_interval", 1),
+    GAME_TIME.with_help("seconds per side in validation and champion games"),
+    GAME_INCREMENT.with_help("seconds added per move in those games"),
+]
+
+
+@dataclass
+class NetworkConfig(PositionSettings, CommonSettings):
+    path: str
+    run_file: Path
+    hidden: int = 128
+    activation: str = "screlu"
+    generations: int = 20
+    learning_rate: float = 1e-3
+    batch_size: int = 16384
+    rate_drop: float = 0.3
+    drop_at: float = 0.75
+    flip_files: bool = False
+    validation_games: int = 0
+    validation_interval: int = 5
+    game_time: float = 1.0
+    increment: float = 0.01
+    method = "network"
+
+    def companion(self, suffix: str) -> Path:
+        return Path(f"{self.run_file}{suffix}")
+
+
+def check_network(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
+    if "positions" not in values:
+        raise ConfigError(f"{path}: missing key: positions (the labelled set to train on)")
+    hidden = values.get("hidden", 128)
+    if hidden % 16:
+        raise ConfigError(f"{path}:{lines['hidden']}: hidden must be a multiple of 16, not {hidden}")
+    if values.get("labels") == "mix" and "mentor weight" not in values:
+        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'mentor weight' "
+                          f"(the result loss's share)")
+
+
+def epoch_of(line: str) -> int:
+    """The epoch an `epoch N: ...` or `validation N: ...` record line is about."""
+    return int(line.split()[1].rstrip(":"))
+
+
+class NetworkRun(Run):
+    def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
+        super().__init__(config, out, executor_factory, progress)
+        from genchess.fitness.network_training import NetworkTrainer
+        from genchess.fitness.positions import load_positions
+        from genchess.fitness.scoring import fitted_labels
+        cfg = config
+        positions = load_positions(cfg.positions)
+        for warning in positions.warnings[:5]:
+            out(f"warning: {warning}")
+        try:
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.mentor_weight)
+            self.trainer = NetworkTrainer(positions, self.labels, cfg.hidden, cfg.activation,
+                                          cfg.generations, cfg.batch_size, cfg.learning_rate,
+                                          cfg.rate_drop, cfg.drop_at, self.seed, cfg.held_out,
+                                          cfg.flip_files, progress=progress and not cfg.quiet)
+        except ValueError as e:
+            raise ConfigError(f"{cfg.path}: {e} ({cfg.positions})") from None
+        self.held_out_set = positions.split(cfg.held_out, self.seed)[1]
+        self.set_size = len(positions)
+        self.opponent = default_genome()
+        self.best_loss = math.inf
+        self.validated: set[int] = set()
+        self.written = 0
+
+    @property
+    def run_file(self) -> Path:
+        return self.config.run_file
+
+    @property
+    def games_played(self) -> int:
+        """The champion's clock here: epochs (the method plays no games to train)."""
+        return self.trainer.epoch
+
+    # ------------------------------------------------------------ files
+
+    def open(self) -> None:
+        cfg = self.config
+        state = cfg.companion("_state.npz")
+        if state.exists():
+            try:
+                self.trainer.load(state)
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+            self.read_records()
+        elif cfg.run_file.exists() and cfg.run_file.stat().st_size:
+            raise ConfigError(f"{cfg.run_file}: holds records but {state} is missing: not "
+                              f"resumable (move the records away to start afresh)")
+        self.first_epoch = self.trainer.epoch
+        has_header = cfg.run_file.exists() and cfg.run_file.stat().st_size > 0
+        self.records = AppendFile(cfg.run_file)
+        if not has_header:
+            self.records.write(self.header())
+        self.bar = self.progress_bar("network", cfg.generations, unit="epoch")
+        if self.bar is not None:
+            self.bar.update(self.trainer.epoch)
+        self.out(f"{'Resuming' if self.trainer.epoch else 'New'} network run {cfg.run_file}: "
+                 f"768x2 -> {cfg.hidden} -> 1 {cfg.activation}, {self.set_size} positions "
+                 f"({self.labels.kind} labels), epoch {self.trainer.epoch} of {cfg.generations}")
+
+    def header(self) -> str:
+        cfg, labels = self.config, self.labels
+        k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
+        return (f"{NETWORK_HEADER} 768x2 -> {cfg.hidden} -> 1 {cfg.activation}; positions "
+                f"{cfg.positions} ({self.set_size}, held out {cfg.held_out:g}); labels {labels.kind}"
+                f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; epochs "
+                f"{cfg.generations}; learning rate {cfg.learning_rate:g} drop {cfg.rate_drop:g} at "
+                f"{cfg.drop_at:g}; batch {cfg.batch_size}; flip files {cfg.flip_files}; seed {self.seed}\n")
+
+    def read_records(self) -> None:
+        """After a resume: cut a torn last line, and learn what the records already
+        hold (epochs written, validations played, the best quantised loss)."""
+        path = self.config.run_file
+        if not path.exists():
+            return
+        good, torn = split_complete(path, path.read_text(encoding="utf-8"), lambda line: True)
+        if torn is not None:
+            self.out(f"warning: {torn.describe()}")
+            set_aside(torn)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("epoch "):
+                self.written = max(self.written, epoch_of(line))
+                quantised = float(line.split(" quantised ")[1].split()[0])
+                if epoch_of(line) <= self.trainer.epoch:
+                    self.best_loss = min(self.best_loss, quantised)
+            elif line.startswith("validation "):
+                self.validated.add(epoch_of(line))
+
+    def close(self) -> None:
+        self.close_bar()
+        self.records.close()
+
+    # ------------------------------------------------------------ one epoch
+
+    def finished(self) -> str | None:
+        if self.trainer.epoch >= self.config.generations:
+            return f"{self.config.generations} epochs done"
+        return None
+
+    def genome(self) -> NetworkGenome:
+        """The network as the engine plays it: quantised, the trainer's numbers rounded."""
+        net = self.trainer.network
+        return NetworkGenome.from_float(self.trainer.epoch, net.w1, net.b1, net.w2, net.b2,
+                                        net.activation)
+
+    def lineage(self, loss: float) -> str:
+        cfg = self.config
+        return (f"set {Path(cfg.positions).name} ({self.set_size} positions), {self.labels.kind} "
+                f"labels, {self.trainer.epoch} epochs, batch {cfg.batch_size}, learning rate "
+                f"{cfg.learning_rate:g}, seed {self.seed}, held-out loss {loss:.6f}")
+
+    def step(self, executor, deadline) -> str | None:
+        started = time.monotonic()
+        record = self.trainer.train_epoch()
+        genome = self.genome()
+        cp = self.held_out_set.evaluate_cp(genome)          # the C evaluation: what plays
+        self.quantised_loss = float(self.labels.loss(cp, self.held_out_set.result, self.held_out_set.mentor))
+        genome.lineage = self.lineage(self.quantised_loss)
+        e = self.trainer.epoch
+        if e > self.written:
+            self.records.write(f"epoch {e}: loss {record.train_loss:.7f} held-out {record.held_out_loss:.7f} "
+                               f"quantised {self.quantised_loss:.7f} rate {record.rate:g} "
+                               f"positions/s {record.positions_per_second:.0f} "
+                               f"seconds {time.monotonic() - started:.2f}\n")
+            self.written = e
+        if self.quantised_loss < self.best_loss:
+            self.best_loss = self.quantised_loss
+            write_atomically(self.config.companion("_best.genome"),
+                             f"# GenChess network: the lowest held-out loss of {self.config.run_file} "
+                             f"after epoch {e}\n" + genome.to_text())
+        self.validate(executor)
+        self.trainer.save(self.config.companion("_state.npz"))
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix(loss=f"{record.train_loss:.5f}", held_out=f"{self.quantised_loss:.5f}")
+        self.say(f"epoch {e}/{self.config.generations}: loss {record.train_loss:.6f}, held-out "
+                 f"{record.held_out_loss:.6f} (quantised {self.quantised_loss:.6f}), "
+                 f"{record.positions_per_second:.0f} positions/s, {time.monotonic() - started:.1f} s")
+        return None
+
+    def best_genome(self) -> Genome:
+        try:
+            return load_genome(self.config.companion("_best.genome"))
+        except GenomeError as e:
+            raise ConfigError(str(e)) from None
+
+    # ------------------------------------------------------------ games decide
+
+    def validate(self, executor) -> None:
+        cfg, e = self.config, self.trainer.epoch
+        if not cfg.validation_games or e % cfg.validation_interval or e in self.validated:
+            return
+        tally = play_pairs(executor, self.workers, self.best_genome(), self.opponent,
+                           self.champion_openings(), self.champion_job, cfg.validation_games)
+        s = tally.stats
+        estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
+        self.records.write(f"validation {e}: best vs default +{s.wins} ={s.draws} -{s.losses} "
+                           f"games {s.games} elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
+                           f"high {estimate.high:+.1f}\n")
+        self.validated.add(e)
+        self.say(f"validation after epoch {e}: best vs default +{s.wins} ={s.draws} -{s.losses}, "
+                 f"Elo {format_elo(estimate)}")
+
+    def champion_candidate(self, first: bool) -> tuple[Genome, str]:
+        if first:
+            return self.opponent, "the default genome"
+        return self.best_genome(), f"the lowest held-out loss after epoch {self.trainer.epoch}"
+
+    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        cfg = self.config
+        return GameJob.between(white, black, start_fen=fen, round=self.trainer.epoch, pool=-1,
+                               seconds=cfg.game_time, search_mode=cfg.search,
+                               increment=cfg.increment, chess960=cfg.chess960)
+
+    def champion_openings(self) -> list[str | None]:
+        if self.openings:
+            return self.openings
+        from genchess.train.scaffold import start_positions
+        return start_positions(package_file("data", "openings.epd"))
+
+    # ------------------------------------------------------------ ends
+
+    def on_disk(self) -> str:
+        return (f"Epochs 1 to {self.trainer.epoch} are in {self.config.run_file}; run the same "
+                f"command to resume.")
+
+    def done_this_run(self) -> str:
+        return f"{self.trainer.epoch - self.first_epoch} epochs"
+
+    def report(self, wall: float) -> None:
+        cfg = self.config
+        self.out(f"Best held-out loss {self.best_loss:.6f} (quantised) after {self.trainer.epoch} "
+                 f"epochs: {cfg.companion('_best.genome')} (genchess --genome plays it). Games "
+                 f"decide: genchess match genchess:{cfg.companion('_best.genome')} genchess "
+                 f"--tc 10+0.1 --sprt")
+
+
+METHOD = Method(
+    name="network",
+    summary="a network genome (768x2 -> H -> 1) trained by minibatch Adam on a labelled position "
+            "set, validated by games",
+    plots="genchess.train.network_plots:plot_run", recognises=is_network_records,
+    keys=NETWORK_KEYS, config=NetworkConfig, trainer=NetworkRun, check=check_network,
+    files="<run file> (losses per epoch, validation matches), <run file>_best.genome (genchess "
+          "--genome plays it), <run file>_state.npz (the trainer's state)")
