@@ -159,6 +159,16 @@ def test_clip_keeps_the_weights_the_quantised_engine_holds():
     assert network.b2 == 50.0
 
 
+def test_every_step_keeps_the_weights_inside_the_limits(shipped):
+    trainer = small_trainer(shipped, learning_rate=1.0, epochs=1)
+    trainer.run()
+    network = trainer.network
+    assert np.max(np.abs(network.w1)) == pytest.approx(W1_LIMIT)    # the rate pushed them there
+    assert np.max(np.abs(network.w2)) == pytest.approx(W2_LIMIT)
+    assert max(np.max(np.abs(network.w1)), np.max(np.abs(network.b1))) <= np.float32(W1_LIMIT)
+    assert np.max(np.abs(network.w2)) <= np.float32(W2_LIMIT)
+
+
 def test_the_initial_network_says_little():
     network = FloatNetwork.initial(64, "screlu", seed=0)
     positions = set_of(FENS)
