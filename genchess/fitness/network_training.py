@@ -52,10 +52,11 @@ from genchess.fitness.loss import Labels, loss_and_slope
 
 INPUTS = 768                            # 2 colours x 6 kinds x 64 squares
 SCALE = 400.0                           # centipawns per unit of the output
-W1_LIMIT = 1.98                         # |W1|, |b1|: what the int16 accumulator holds quantised
-W2_LIMIT = 127 / 64                     # |w2|: what the int8-range output weights hold quantised
+W1_LIMIT = 1.98                         # |W1|, |b1| and |w2|: what the quantised engine's
+W2_LIMIT = 127 / 64                     # int16 arithmetic holds without overflow
 ACTIVATIONS = ("crelu", "screlu")
 FORMAT = 1                              # the saved state's layout
+STATE_ARRAYS = [prefix + name for name in ("w1", "b1", "w2", "b2") for prefix in ("", "m_", "v_")]
 
 # A Black perspective's input of a White-perspective index j is BLACK_VIEW[j]:
 # colours swapped (own pieces first), ranks flipped.
@@ -338,6 +339,9 @@ class NetworkTrainer:
             with np.load(path, allow_pickle=False) as data:
                 stored = {name: data[name] for name in data.files}
             meta = json.loads(str(stored.pop("meta")))
+            missing = [name for name in STATE_ARRAYS if name not in stored]
+            if missing:
+                raise KeyError(", ".join(missing))
         except (OSError, ValueError, KeyError) as e:
             raise ValueError(f"{path}: not a network trainer's state ({e})") from None
         if meta.get("format") != FORMAT:
