@@ -11,7 +11,8 @@ import pytest
 from genchess.files import package_file
 from genchess.fitness.loss import Labels, loss_and_slope
 from genchess.fitness.network_training import (INPUTS, W1_LIMIT, W2_LIMIT, FloatNetwork,
-                                               NetworkTrainer, load_network, network_inputs)
+                                               NetworkTrainer, load_network, network_inputs,
+                                               with_files_flipped)
 from genchess.fitness.positions import PositionSet, load_positions
 from genchess.fitness.scoring import fitted_labels
 
@@ -80,6 +81,19 @@ def test_a_mirrored_position_has_the_same_inputs_and_the_perspectives_swap():
         assert row(mirrored_us, i) == row(us, i) and row(mirrored_them, i) == row(them, i)
         # ...because White's view of a position is Black's view of its mirror.
         assert expected_inputs(board, 0) == expected_inputs(board.mirror(), 1)
+
+
+def test_flipping_files_adds_the_positions_without_castling_rights_mirrored():
+    positions = set_of(FENS, [1.0, 0.0, 0.5, 1.0, 0.0, 1.0], [10, None, -30, 500, None, 900])
+    both = with_files_flipped(positions)
+    kept = [i for i, fen in enumerate(FENS) if not chess.Board(fen).castling_rights]
+    assert len(both) == len(FENS) + len(kept) and kept == [3, 5]
+    for j, i in enumerate(kept):
+        flipped = chess.Board(FENS[i]).transform(chess.flip_horizontal)
+        assert both.fen(len(FENS) + j).split()[:2] == flipped.fen().split()[:2]
+        assert both.result[len(FENS) + j] == positions.result[i]
+        assert both.mentor[len(FENS) + j] == positions.mentor[i]
+    assert both.fen(2) == positions.fen(2)
 
 
 def test_inputs_are_built_in_chunks_without_seams(shipped, monkeypatch):
@@ -225,6 +239,14 @@ def test_a_resumed_run_is_the_uninterrupted_run_bit_for_bit(shipped, tmp_path):
     assert not np.array_equal(state(first)[0], state(straight)[0])     # the second epoch moved it
     network = load_network(tmp_path / "state.npz")
     assert np.array_equal(network.w1, first.network.w1) and network.activation == "crelu"
+
+
+def test_flip_files_adds_to_the_training_part_only(shipped):
+    plain, flipped = small_trainer(shipped), small_trainer(shipped, flip_files=True)
+    train, _ = shipped.subset(slice(20_000, 23_000)).split(0.1, 7)
+    assert len(flipped.train_part) == len(plain.train_part) + int(np.sum(train.castling == 0))
+    assert len(flipped.held_out_part) == len(plain.held_out_part)
+    assert (flipped.held_out_part.us != plain.held_out_part.us).nnz == 0
 
 
 def test_a_state_from_another_set_or_other_options_is_refused(shipped, tmp_path):

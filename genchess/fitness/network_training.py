@@ -58,6 +58,8 @@ ACTIVATIONS = ("crelu", "screlu")
 FORMAT = 1                              # the saved state's layout
 STATE_ARRAYS = [prefix + name for name in ("w1", "b1", "w2", "b2") for prefix in ("", "m_", "v_")]
 
+REVERSED_BITS = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+
 # A Black perspective's input of a White-perspective index j is BLACK_VIEW[j]:
 # colours swapped (own pieces first), ranks flipped.
 _piece, _square = np.divmod(np.arange(INPUTS), 64)
@@ -211,6 +213,19 @@ class _Part:
                      [(share, k, target[index]) for share, k, target in self.parts])
 
 
+def with_files_flipped(positions):
+    """`positions` followed by those without castling rights mirrored a <-> h."""
+    from genchess.fitness.positions import PositionSet
+    flip = positions.subset(positions.castling == 0)
+    as_bytes = np.ascontiguousarray(flip.pieces, dtype="<u8").view(np.uint8)    # a byte a rank
+    pieces = REVERSED_BITS[as_bytes].view("<u8").reshape(flip.pieces.shape).astype(np.uint64)
+    ep = np.where(flip.ep >= 0, flip.ep ^ 7, -1).astype(flip.ep.dtype)
+    columns = [(positions.pieces, pieces), (positions.side, flip.side),
+               (positions.castling, flip.castling), (positions.ep, ep),
+               (positions.result, flip.result), (positions.mentor, flip.mentor)]
+    return PositionSet(*(np.concatenate(pair) for pair in columns), source=positions.source)
+
+
 def _prepared(positions, labels: Labels) -> _Part:
     us, them = network_inputs(positions)
     return _Part(us, them, np.asarray(positions.side), labels.parts(positions.result, positions.mentor))
@@ -224,13 +239,16 @@ class NetworkTrainer:
     minibatches of `batch_size`; the learning rate is `learning_rate`, times
     `rate_drop` from epoch ceil(drop_at * epochs) + 1 on (a step schedule: the
     fast part finds the region, the slow part settles in it). After each epoch
-    `history` gets an EpochRecord. Same set, labels and options: the same weights,
+    `history` gets an EpochRecord. With `flip_files` the training part also holds
+    each of its positions without castling rights mirrored a <-> h (the rules are
+    then symmetric, so the labels hold), nearly twice the positions for a small set
+    (the held-out part stays as it is). Same set, labels and options: the same weights,
     bit for bit (in one process, or resumed from save() after any epoch)."""
 
     def __init__(self, positions, labels: Labels, hidden: int = 128, activation: str = "screlu",
                  epochs: int = 10, batch_size: int = 16384, learning_rate: float = 1e-3,
                  rate_drop: float = 0.3, drop_at: float = 0.75, seed: int = 0,
-                 held_out: float = 0.1, progress: bool = True):
+                 held_out: float = 0.1, flip_files: bool = False, progress: bool = True):
         if epochs < 1 or batch_size < 1:
             raise ValueError("epochs and the batch size must be at least 1")
         if not 0.0 <= drop_at <= 1.0:
@@ -238,9 +256,11 @@ class NetworkTrainer:
         self.options = {"hidden": hidden, "activation": activation, "epochs": epochs,
                         "batch_size": batch_size, "learning_rate": learning_rate,
                         "rate_drop": rate_drop, "drop_at": drop_at, "seed": seed,
-                        "held_out": held_out}
+                        "held_out": held_out, "flip_files": flip_files}
         self.progress = progress
         train, test = positions.split(held_out, seed)
+        if flip_files:
+            train = with_files_flipped(train)
         self.fingerprint = _fingerprint(positions)
         self.train_part, self.held_out_part = _prepared(train, labels), _prepared(test, labels)
         self.network = FloatNetwork.initial(hidden, activation, seed)
