@@ -33,6 +33,17 @@ from genchess.fitness.loss import loss_and_slope
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8        # Adam's published defaults
 
 
+def adam_move(gradient: np.ndarray, m: np.ndarray, v: np.ndarray, t: int,
+              rate: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(move, m, v): Adam's t-th step (t from 1) for `gradient` with the moments
+    m and v so far; the numbers go to numbers - move."""
+    m = BETA1 * m + (1.0 - BETA1) * gradient
+    v = BETA2 * v + (1.0 - BETA2) * gradient * gradient
+    m_hat = m / (1.0 - BETA1 ** t)
+    v_hat = v / (1.0 - BETA2 ** t)
+    return rate * m_hat / (np.sqrt(v_hat) + EPSILON), m, v
+
+
 def l2_penalty(vectors: np.ndarray, pawn: float, weight: float) -> np.ndarray:
     """weight * sum of (number / pawn)^2 over the numbers of each row of `vectors`."""
     vectors = np.atleast_2d(vectors)
@@ -103,9 +114,6 @@ class Adam:
             loss, gradient = shuffled.loss_and_gradient(self.x, slice(start, start + self.batch))
             losses.append(loss)
             self.t += 1
-            self.m = BETA1 * self.m + (1.0 - BETA1) * gradient
-            self.v = BETA2 * self.v + (1.0 - BETA2) * gradient * gradient
-            m_hat = self.m / (1.0 - BETA1 ** self.t)
-            v_hat = self.v / (1.0 - BETA2 ** self.t)
-            self.x = np.clip(self.x - self.rate * m_hat / (np.sqrt(v_hat) + EPSILON), self.lo, self.hi)
+            move, self.m, self.v = adam_move(gradient, self.m, self.v, self.t, self.rate)
+            self.x = np.clip(self.x - move, self.lo, self.hi)
         return float(np.mean(losses)) if losses else 0.0

@@ -1,0 +1,397 @@
+"""Training the network kind: a 768 -> 2H -> 1 perspective network by minibatch Adam.
+
+The model is the one the engine's integer inference computes (and the contract
+between the two: change one, change both):
+
+- each side sees the board as its own: a piece of colour pc and kind k (P N B R Q K)
+  on square sq is, for perspective c (0 White, 1 Black), input
+  ((pc ^ c) * 6 + k) * 64 + (sq ^ (56 * c)): its own pieces first, ranks flipped
+  for Black;
+- one first layer for both sides: acc = b1 + the rows of W1 [768, H] of the
+  perspective's pieces, for the side to move (us) and the other side (them);
+- out = b2 + act(acc_us) . w2[:H] + act(acc_them) . w2[H:], act crelu (clip to
+  [0, 1]) or screlu (crelu squared), and out * SCALE centipawns for the side to
+  move, negated for White's view when Black is to move.
+
+So the evaluation of a position and of its colour-flipped mirror are the same
+number for their side to move, with nothing learnt to make them so.
+
+Trade-off: numpy and scipy only, no torch. The first layer is a sparse product
+(about 30 inputs of 768 a side), forward and back (dW1 = us^T d_acc_us +
+them^T d_acc_them), single-threaded: tens of thousands of positions a second, which
+is what sets of a few million positions need for tens of epochs in an hour or so; a
+GPU trainer (bullet) is the tool beyond that. The loss is loss.py's Texel loss on
+cp from White's view, so the network learns the result, mentor or mix labels with
+the K's every linear kind's tuner uses (fitness/scoring.py's fitted_labels).
+
+Weights are clipped after every step to what the int16 quantisation holds (W1_LIMIT,
+W2_LIMIT), so a trained float network quantises without overflow. The optimiser is
+gradient.py's Adam step over the four arrays; the learning rate is multiplied by
+`rate_drop` once, at the epoch `drop_at` of the way through the run. The whole state
+(weights, moments, step count, the shuffling generator, epochs done, history) is
+one .npz written atomically, so a run resumed after any epoch is the uninterrupted
+run bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from genchess.files import write_atomically
+from genchess.fitness.features import CHUNK, occupancy
+from genchess.fitness.gradient import adam_move
+from genchess.fitness.loss import Labels, loss_and_slope
+
+INPUTS = 768                            # 2 colours x 6 kinds x 64 squares
+SCALE = 400.0                           # centipawns per unit of the output
+W1_LIMIT = 1.98                         # |W1|, |b1| and |w2|: what the quantised engine's
+W2_LIMIT = 127 / 64                     # int16 arithmetic holds without overflow
+ACTIVATIONS = ("crelu", "screlu")
+FORMAT = 1                              # the saved state's layout
+STATE_ARRAYS = [prefix + name for name in ("w1", "b1", "w2", "b2") for prefix in ("", "m_", "v_")]
+
+REVERSED_BITS = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
+
+# A Black perspective's input of a White-perspective index j is BLACK_VIEW[j]:
+# colours swapped (own pieces first), ranks flipped.
+_piece, _square = np.divmod(np.arange(INPUTS), 64)
+BLACK_VIEW = (((_piece + 6) % 12) * 64 + (_square ^ 56)).astype(np.int32)
+
+
+def network_inputs(positions) -> tuple[object, object]:
+    """(us, them): scipy.sparse CSR float32 [n, 768] with a 1 for each input of the
+    side to move's perspective and of the other side's."""
+    from scipy import sparse
+    n = len(positions)
+    white_first = np.empty(INPUTS, dtype=np.int32)
+    white_first[BLACK_VIEW] = np.arange(INPUTS, dtype=np.int32)     # BLACK_VIEW is its own inverse
+    parts = {"us": ([], []), "them": ([], [])}
+    for start in range(0, n, CHUNK):
+        white = occupancy(positions.pieces[start:start + CHUNK]).reshape(-1, INPUTS)
+        black = white[:, white_first]           # black[:, BLACK_VIEW[j]] = white[:, j]
+        black_to_move = np.asarray(positions.side[start:start + CHUNK], dtype=bool)[:, None]
+        for name, view in (("us", np.where(black_to_move, black, white)),
+                           ("them", np.where(black_to_move, white, black))):
+            rows, columns = np.nonzero(view)    # row-major: each row's inputs in order
+            parts[name][0].append(np.bincount(rows, minlength=len(view)))
+            parts[name][1].append(columns.astype(np.int32))
+    matrices = []
+    for name in ("us", "them"):
+        counts, columns = parts[name]
+        indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts + [np.zeros(0, int)]))])
+        indices = np.concatenate(columns + [np.zeros(0, np.int32)])
+        matrices.append(sparse.csr_matrix((np.ones(len(indices), dtype=np.float32), indices,
+                                           indptr.astype(np.int64)), shape=(n, INPUTS)))
+    return matrices[0], matrices[1]
+
+
+def activate(x: np.ndarray, activation: str) -> tuple[np.ndarray, np.ndarray]:
+    """(act(x), act'(x)); the derivative is 0 outside (0, 1), the usual subgradient."""
+    clipped = np.clip(x, 0.0, 1.0)
+    inside = (x > 0.0) & (x < 1.0)
+    if activation == "crelu":
+        return clipped, inside.astype(x.dtype)
+    return clipped * clipped, np.where(inside, 2.0 * clipped, 0.0).astype(x.dtype)
+
+
+@dataclass
+class FloatNetwork:
+    """The float model: w1 [768, H], b1 [H], w2 [2H], b2 (a float); any float dtype,
+    the inputs' dtype should match (float64 for checks, float32 to train)."""
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: float
+    activation: str = "screlu"
+
+    def __post_init__(self):
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, "
+                             f"not {self.activation!r}")
+
+    @property
+    def hidden(self) -> int:
+        return self.w1.shape[1]
+
+    @classmethod
+    def initial(cls, hidden: int, activation: str = "screlu", seed: int = 0,
+                dtype=np.float32) -> FloatNetwork:
+        """A small random network: each accumulator starts near 0.25 (inside the
+        activation's slope, where every unit learns), the output near 0 (a few
+        centipawns), so the first steps learn from the labels, not from noise."""
+        if hidden < 1:
+            raise ValueError(f"the hidden layer needs at least one unit, not {hidden}")
+        rng = np.random.default_rng(seed)
+        w1 = rng.normal(0.0, 1.0 / math.sqrt(INPUTS), (INPUTS, hidden))
+        b1 = np.full(hidden, 0.25)
+        w2 = rng.normal(0.0, 0.01, 2 * hidden)
+        return cls(w1.astype(dtype), b1.astype(dtype), w2.astype(dtype), 0.0, activation)
+
+    def astype(self, dtype) -> FloatNetwork:
+        return FloatNetwork(self.w1.astype(dtype), self.b1.astype(dtype), self.w2.astype(dtype),
+                            float(self.b2), self.activation)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The four arrays by name (b2 as a 0-d array): what Adam moves."""
+        return {"w1": self.w1, "b1": self.b1, "w2": self.w2,
+                "b2": np.asarray(self.b2, dtype=self.w1.dtype)}
+
+    def _hidden(self, us, them):
+        acc_us = np.asarray(us @ self.w1) + self.b1
+        acc_them = np.asarray(them @ self.w1) + self.b1
+        return activate(acc_us, self.activation), activate(acc_them, self.activation)
+
+    def forward(self, us, them) -> np.ndarray:
+        """out [n]: the side to move's score in units of SCALE centipawns."""
+        (a_us, _), (a_them, _) = self._hidden(us, them)
+        h = self.hidden
+        return a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2
+
+    def cp_white(self, us, them, side) -> np.ndarray:
+        """Centipawns from White's view (side: 0 White to move, 1 Black)."""
+        return self.forward(us, them) * SCALE * _white_sign(side)
+
+    def loss_and_gradient(self, us, them, side, parts) -> tuple[float, dict[str, np.ndarray]]:
+        """The Texel loss against `parts` (Labels.parts) and its exact gradient by
+        each array (arrays()' names), backpropagated through the sparse product."""
+        (a_us, da_us), (a_them, da_them) = self._hidden(us, them)
+        h = self.hidden
+        out = a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2
+        sign = _white_sign(side)
+        loss, slope = loss_and_slope(parts, out * SCALE * sign)
+        d_out = (slope * SCALE * sign).astype(self.w1.dtype)
+        d_acc_us = d_out[:, None] * self.w2[:h] * da_us
+        d_acc_them = d_out[:, None] * self.w2[h:] * da_them
+        gradient = {"w1": np.asarray(us.T @ d_acc_us) + np.asarray(them.T @ d_acc_them),
+                    "b1": d_acc_us.sum(axis=0) + d_acc_them.sum(axis=0),
+                    "w2": np.concatenate([d_out @ a_us, d_out @ a_them]),
+                    "b2": np.asarray(d_out.sum())}
+        return loss, gradient
+
+    def clip(self) -> None:
+        """Keep the weights inside what the quantised engine holds (b2 is free)."""
+        np.clip(self.w1, -W1_LIMIT, W1_LIMIT, out=self.w1)
+        np.clip(self.b1, -W1_LIMIT, W1_LIMIT, out=self.b1)
+        np.clip(self.w2, -W2_LIMIT, W2_LIMIT, out=self.w2)
+
+
+def _white_sign(side) -> np.ndarray:
+    return 1.0 - 2.0 * np.asarray(side, dtype=np.float64)
+
+
+@dataclass
+class EpochRecord:
+    epoch: int
+    train_loss: float           # the mean of the epoch's minibatch losses
+    held_out_loss: float        # after the epoch
+    seconds: float
+    positions_per_second: float
+    rate: float                 # the learning rate of the epoch
+
+
+@dataclass
+class _Part:
+    """A part of the set ready to train on: its inputs, sides and label parts."""
+    us: object
+    them: object
+    side: np.ndarray
+    parts: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return self.us.shape[0]
+
+    def rows(self, index) -> _Part:
+        return _Part(self.us[index], self.them[index], self.side[index],
+                     [(share, k, target[index]) for share, k, target in self.parts])
+
+
+def with_files_flipped(positions):
+    """`positions` followed by those without castling rights mirrored a <-> h."""
+    from genchess.fitness.positions import PositionSet
+    flip = positions.subset(positions.castling == 0)
+    as_bytes = np.ascontiguousarray(flip.pieces, dtype="<u8").view(np.uint8)    # a byte a rank
+    pieces = REVERSED_BITS[as_bytes].view("<u8").reshape(flip.pieces.shape).astype(np.uint64)
+    ep = np.where(flip.ep >= 0, flip.ep ^ 7, -1).astype(flip.ep.dtype)
+    columns = [(positions.pieces, pieces), (positions.side, flip.side),
+               (positions.castling, flip.castling), (positions.ep, ep),
+               (positions.result, flip.result), (positions.mentor, flip.mentor)]
+    return PositionSet(*(np.concatenate(pair) for pair in columns), source=positions.source)
+
+
+def _prepared(positions, labels: Labels) -> _Part:
+    us, them = network_inputs(positions)
+    return _Part(us, them, np.asarray(positions.side), labels.parts(positions.result, positions.mentor))
+
+
+class NetworkTrainer:
+    """Minibatch Adam on a FloatNetwork over the training part of `positions`
+    (PositionSet.split by `held_out` and `seed`), against `labels`.
+
+    An epoch is one pass over the training part in a fresh random order, in
+    minibatches of `batch_size`; the learning rate is `learning_rate`, times
+    `rate_drop` from epoch ceil(drop_at * epochs) + 1 on (a step schedule: the
+    fast part finds the region, the slow part settles in it). After each epoch
+    `history` gets an EpochRecord. With `flip_files` the training part also holds
+    each of its positions without castling rights mirrored a <-> h (the rules are
+    then symmetric, so the labels hold), nearly twice the positions for a small set
+    (the held-out part stays as it is). Same set, labels and options: the same weights,
+    bit for bit (in one process, or resumed from save() after any epoch)."""
+
+    def __init__(self, positions, labels: Labels, hidden: int = 128, activation: str = "screlu",
+                 epochs: int = 10, batch_size: int = 16384, learning_rate: float = 1e-3,
+                 rate_drop: float = 0.3, drop_at: float = 0.75, seed: int = 0,
+                 held_out: float = 0.1, flip_files: bool = False, progress: bool = True):
+        if epochs < 1 or batch_size < 1:
+            raise ValueError("epochs and the batch size must be at least 1")
+        if not 0.0 <= drop_at <= 1.0:
+            raise ValueError(f"drop_at must be between 0 and 1, not {drop_at}")
+        self.options = {"hidden": hidden, "activation": activation, "epochs": epochs,
+                        "batch_size": batch_size, "learning_rate": learning_rate,
+                        "rate_drop": rate_drop, "drop_at": drop_at, "seed": seed,
+                        "held_out": held_out, "flip_files": flip_files}
+        self.progress = progress
+        train, test = positions.split(held_out, seed)
+        if flip_files:
+            train = with_files_flipped(train)
+        self.fingerprint = _fingerprint(positions)
+        self.train_part, self.held_out_part = _prepared(train, labels), _prepared(test, labels)
+        self.network = FloatNetwork.initial(hidden, activation, seed)
+        arrays = self.network.arrays()
+        self.m = {name: np.zeros_like(a) for name, a in arrays.items()}
+        self.v = {name: np.zeros_like(a) for name, a in arrays.items()}
+        self.t = 0
+        self.epoch = 0
+        self.history: list[EpochRecord] = []
+        self.rng = np.random.default_rng(seed)
+
+    def rate(self, epoch: int) -> float:
+        """The learning rate of epoch `epoch` (from 1)."""
+        o = self.options
+        dropped = epoch > math.ceil(o["drop_at"] * o["epochs"])
+        return o["learning_rate"] * (o["rate_drop"] if dropped else 1.0)
+
+    def loss(self, part: _Part) -> float:
+        if len(part) == 0:
+            return math.nan
+        cp = self.network.cp_white(part.us, part.them, part.side)
+        return loss_and_slope(part.parts, cp)[0]
+
+    def held_out_loss(self) -> float:
+        return self.loss(self.held_out_part)
+
+    def train_epoch(self) -> EpochRecord:
+        """One epoch of minibatch Adam; its record (also appended to history)."""
+        started = time.perf_counter()
+        epoch = self.epoch + 1
+        rate = self.rate(epoch)
+        batch = self.options["batch_size"]
+        order = self.rng.permutation(len(self.train_part))
+        losses = []
+        bar = self._bar(epoch, len(order))
+        for start in range(0, len(order), batch):
+            rows = self.train_part.rows(order[start:start + batch])
+            loss, gradient = self.network.loss_and_gradient(rows.us, rows.them, rows.side, rows.parts)
+            losses.append(loss)
+            self._step(gradient, rate)
+            if bar is not None:
+                bar.update(len(rows))
+        if bar is not None:
+            bar.close()
+        train_seconds = time.perf_counter() - started
+        record = EpochRecord(epoch, float(np.mean(losses)) if losses else math.nan,
+                             self.held_out_loss(), time.perf_counter() - started,
+                             len(order) / max(train_seconds, 1e-9), rate)
+        self.epoch = epoch
+        self.history.append(record)
+        return record
+
+    def run(self) -> list[EpochRecord]:
+        """The epochs not yet done; the whole history."""
+        while self.epoch < self.options["epochs"]:
+            self.train_epoch()
+        return self.history
+
+    def _step(self, gradient: dict[str, np.ndarray], rate: float) -> None:
+        self.t += 1
+        net = self.network
+        for name, array in net.arrays().items():
+            move, self.m[name], self.v[name] = adam_move(gradient[name], self.m[name],
+                                                         self.v[name], self.t, rate)
+            if name == "b2":
+                net.b2 = float(array - move)
+            else:
+                array -= move.astype(array.dtype, copy=False)
+        net.clip()
+
+    def _bar(self, epoch: int, total: int):
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+        return tqdm(total=total, desc=f"epoch {epoch}/{self.options['epochs']}", unit="pos",
+                    unit_scale=True, leave=False, file=sys.stderr, disable=None)
+
+    def save(self, path) -> None:
+        """The whole state as one .npz, replaced atomically."""
+        arrays = {}
+        for name, array in self.network.arrays().items():
+            arrays[name] = array
+            arrays["m_" + name] = self.m[name]
+            arrays["v_" + name] = self.v[name]
+        meta = {"format": FORMAT, "options": self.options, "t": self.t, "epoch": self.epoch,
+                "fingerprint": self.fingerprint, "rng": self.rng.bit_generator.state,
+                "history": [record.__dict__ for record in self.history]}
+        buffer = io.BytesIO()
+        np.savez(buffer, meta=np.array(json.dumps(meta)), **arrays)
+        write_atomically(path, buffer.getvalue())
+
+    def load(self, path) -> None:
+        """Take the state save() wrote, on the same set (ValueError, one line, if the
+        file is not such a state or was trained on another set or with other options)."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                stored = {name: data[name] for name in data.files}
+            meta = json.loads(str(stored.pop("meta")))
+            missing = [name for name in STATE_ARRAYS if name not in stored]
+            if missing:
+                raise KeyError(", ".join(missing))
+        except (OSError, ValueError, KeyError) as e:
+            raise ValueError(f"{path}: not a network trainer's state ({e})") from None
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"{path}: a trainer state of format {meta.get('format')}, not {FORMAT}")
+        if meta["fingerprint"] != self.fingerprint:
+            raise ValueError(f"{path}: trained on another position set")
+        if meta["options"] != self.options:
+            changed = sorted(k for k in self.options if meta["options"].get(k) != self.options[k])
+            raise ValueError(f"{path}: trained with other options ({', '.join(changed)})")
+        net = self.network
+        self.network = FloatNetwork(stored["w1"], stored["b1"], stored["w2"], float(stored["b2"]),
+                                    net.activation)
+        for name in ("w1", "b1", "w2", "b2"):
+            self.m[name], self.v[name] = stored["m_" + name], stored["v_" + name]
+        self.t, self.epoch = int(meta["t"]), int(meta["epoch"])
+        self.rng.bit_generator.state = meta["rng"]
+        self.history = [EpochRecord(**record) for record in meta["history"]]
+
+
+def load_network(path) -> FloatNetwork:
+    """The float network in a trainer's saved state (for quantising it)."""
+    with np.load(path, allow_pickle=False) as data:
+        meta = json.loads(str(data["meta"]))
+        return FloatNetwork(data["w1"], data["b1"], data["w2"], float(data["b2"]),
+                            meta["options"]["activation"])
+
+
+def _fingerprint(positions) -> str:
+    """The set a state belongs to: a hash of its positions and labels, in order."""
+    digest = hashlib.sha256()
+    for column in (positions.pieces, positions.side, positions.result, positions.mentor):
+        digest.update(np.ascontiguousarray(column).tobytes())
+    return f"{len(positions)}:{digest.hexdigest()[:32]}"
