@@ -413,7 +413,20 @@ def genome_samples() -> list[bytes]:
     samples.append(samples[0].replace(b"\nEND", b"\nSearch rfp_margin: 95\nSearch lmr_base: 80\nEND", 1))
     samples.append(_sample(GENOMES / "material.genome").replace(b"\nEND", b"\nSearch time_growth: 180\nEND", 1)
                    + b"Still Alive: 0 : 0\n")
+    samples.append(network_sample())
     return samples
+
+
+def network_sample() -> bytes:
+    """A whole small network genome: its header, and weights under their sha256."""
+    import random
+    from genchess.genome import NetworkGenome
+    rng, h = random.Random(1), 16
+    net = NetworkGenome(1, h, "screlu", [rng.randrange(-300, 301) for _ in range(768 * h)],
+                        [rng.randrange(-100, 200) for _ in range(h)],
+                        [rng.randrange(-127, 128) for _ in range(2 * h)], 500,
+                        lineage="random weights, for the fuzzer")
+    return net.to_text().encode()
 
 
 _SEARCHER = None

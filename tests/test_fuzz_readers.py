@@ -78,6 +78,8 @@ def test_an_army_no_game_can_reach_is_refused_before_its_moves_overrun_the_move_
                    f'[Black "Baseline"]\n[Result "1-0"]\n\n1-0\n'),
     ("trainer-config", f"method = evolve\nsigma = {HUGE}\n"),
     ("gauntlet-config", f"games = {HUGE}\n"),
+    # A number int() reads but no bound admits (found by the fuzzer): shown cut.
+    ("genome", (GENOMES / "material.genome").read_text().replace("\nEND", f"\nSearch rfp_margin: {'9' * 1000}\nEND")),
 ])
 def test_a_runaway_input_gets_a_short_message(name, data, tmp_path):
     check(name, data, tmp_path)

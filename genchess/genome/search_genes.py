@@ -75,7 +75,8 @@ def read_search_line(key: str, value: str, path: str, line: int, seen: dict[str,
         raise GenomeError.at(path, line, f"search gene {name} needs a whole number, "
                                          f"got {quote(value)}") from None
     if not gene.lo <= number <= gene.hi:
-        raise GenomeError.at(path, line, f"search gene {name}: {number} is outside "
+        shown = number if abs(number) < 10 ** 18 else quote(value)     # (a runaway line: cut)
+        raise GenomeError.at(path, line, f"search gene {name}: {shown} is outside "
                                          f"{gene.lo} to {gene.hi}")
     seen[name] = number
 

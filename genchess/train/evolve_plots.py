@@ -49,7 +49,8 @@ def plot_evolve_loss(plt, rows, out: Path) -> Path:
     return save(plt, fig, out / "loss.png")
 
 
-def plot_validation(plt, checks, out: Path) -> Path:
+def plot_validation(plt, checks, out: Path, step: str = "generation",
+                    against: str = "the start genome") -> Path:
     import numpy as np
     from genchess.strength.stats import perfect_score_bound
     g, games, elo, low, high = (np.array(column) for column in zip(*checks))
@@ -68,9 +69,9 @@ def plot_validation(plt, checks, out: Path) -> Path:
                     f"{'more' if e > 0 else 'less'}", (x, bound), textcoords="offset points",
                     xytext=(-30, -16 if e > 0 else 10), fontsize=8)
     ax.axhline(0, color="grey", lw=0.5)
-    ax.set_xlabel("generation")
-    ax.set_ylabel("Elo of the best genome over the start genome")
-    ax.set_title(f"Validation games against the start genome ({int(games[0])} a match; "
+    ax.set_xlabel(step)
+    ax.set_ylabel(f"Elo of the best genome over {against}")
+    ax.set_title(f"Validation games against {against} ({int(games[0])} a match; "
                  "95% intervals)")
     return save(plt, fig, out / "validation.png")
 

@@ -1,0 +1,72 @@
+"""method = network: a network genome trained on positions, its files, exact resume,
+and a best genome that the engine plays."""
+
+from __future__ import annotations
+
+import chess
+import chess.engine
+import pytest
+
+from genchess.genome import NetworkGenome, open_genome
+from genchess.train.registry import parse_config, trainer_for
+from test_evolve import labelled_set  # noqa: F401  (the fixture: 3000 positions, results)
+from train_helpers import config_text
+
+from engine_helpers import genchess_command
+
+
+def write_config(directory, labelled_set, **changes):
+    base = {"method": "network", "run file": str(directory / "net.txt"), "positions": str(labelled_set),
+            "hidden": "16", "generations": "3", "batch size": "256", "learning rate": "0.003",
+            "seed": "5", "output volume": "quiet"}
+    path = directory / "net.cfg"
+    path.write_text(config_text(base, **changes))
+    return path
+
+
+def trainer(config_path, stop_after=None):
+    run = trainer_for(parse_config(config_path), out=lambda line: None, progress=False)
+    if stop_after is not None:          # as if stopped (a time limit, Ctrl-C) after that epoch
+        run.finished = lambda: "stopped" if run.trainer.epoch >= stop_after else None
+    return run
+
+
+def epoch_lines(path):
+    """The records' epoch lines without their wall-clock figures."""
+    return [line.split(" rate ")[0] for line in path.read_text().splitlines() if line.startswith("epoch ")]
+
+
+def test_a_network_run_learns_and_its_best_genome_plays(tmp_path, labelled_set):
+    assert trainer(write_config(tmp_path, labelled_set)).run() == 0
+    lines = epoch_lines(tmp_path / "net.txt")
+    assert len(lines) == 3
+    first, last = (float(line.split(" quantised ")[1]) for line in (lines[0], lines[-1]))
+    assert last < first, (first, last)
+    best = open_genome(tmp_path / "net.txt")            # the run file plays its best genome
+    assert isinstance(best, NetworkGenome) and best.hidden == 16
+    assert "held-out loss" in best.lineage
+    command, env = genchess_command("uci", "--genome", str(tmp_path / "net.txt"))
+    with chess.engine.SimpleEngine.popen_uci(command, env=env) as engine:
+        board = chess.Board()
+        result = engine.play(board, chess.engine.Limit(depth=4))
+        assert result.move in board.legal_moves
+
+
+def test_a_resumed_network_run_ends_exactly_as_an_uninterrupted_one(tmp_path, labelled_set):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    whole.mkdir(), parts.mkdir()
+    assert trainer(write_config(whole, labelled_set)).run() == 0
+    config = write_config(parts, labelled_set)
+    assert trainer(config, stop_after=1).run() == 0
+    saved = (parts / "net.txt_state.npz").read_bytes()
+    assert trainer(config, stop_after=2).run() == 0
+    (parts / "net.txt_state.npz").write_bytes(saved)      # killed after epoch 2's line, before its state
+    assert trainer(config).run() == 0
+    assert epoch_lines(parts / "net.txt") == epoch_lines(whole / "net.txt")
+    assert open_genome(parts / "net.txt") == open_genome(whole / "net.txt")
+
+
+def test_a_state_of_other_options_is_refused_in_one_line(tmp_path, labelled_set):
+    assert trainer(write_config(tmp_path, labelled_set, generations=1)).run() == 0
+    with pytest.raises(Exception, match="other options"):
+        trainer(write_config(tmp_path, labelled_set, hidden=32)).run()
