@@ -185,6 +185,11 @@ cdef class Board:
         this board's notation); raise MoveError if malformed or illegal."""
         return move_to_uci(&self.pos, self._parse(uci))
 
+    def is_capture(self, uci):
+        """Whether the legal move `uci` captures (en passant included); raise
+        MoveError if malformed or illegal."""
+        return bool(move_is_capture(self._parse(uci)))
+
     def push_uci(self, uci):
         """Play a move given in UCI notation; raise MoveError if malformed or illegal."""
         self._push(self._parse(uci))

@@ -330,3 +330,46 @@ def test_genchess_scores_its_own_positions(tmp_path):
     from_epd, from_packed = load_positions(out), load_positions(packed_out)
     assert np.array_equal(from_epd.mentor, from_packed.mentor)
     assert np.array_equal(from_epd.pieces, from_packed.pieces)
+
+
+def test_game_labels_keep_the_quiet_moves_positions_with_their_own_scores():
+    """--mentor genchess:game: a position is kept when its side is not in check and
+    the move played from it is quiet; its label is that move's search score."""
+    from collections import Counter
+    from genchess.fitness.making import PositionsJob, game_rng, scored_positions
+    # 1.e4 d5 2.exd5 (a capture) Qxd5 (a capture) 3.Nc3 Qe5+ 4.Be2 (out of check) Bg4
+    moves = ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5e5", "f1e2", "c8g4"]
+    scores = [10, -20, 30, -40, 50, -60, 70, 20000]
+    job = PositionsJob(number=1, source="genchess", engine="genchess", start_fen=chess.STARTING_FEN,
+                       moves=(), skip_plies=0, per_game=100)
+    counts = Counter()
+    kept = scored_positions(chess.STARTING_FEN, moves, scores, job, game_rng(0, 1), counts)
+    board, expected = chess.Board(), []
+    for move, score in zip(moves, scores):
+        if not board.is_check() and not board.is_capture(chess.Move.from_uci(move)):
+            expected.append((" ".join(board.fen().split()[:4]), max(-10000, min(10000, score))))
+        board.push_uci(move)
+    assert kept == expected
+    assert [score for _, score in kept] == [10, -20, 50, -60, 10000]      # a mate's score clamped
+    assert counts["loud_move"] == 2 and counts["in_check"] == 1
+
+
+def test_game_labels_make_a_set_from_genchess_games_alone(tmp_path):
+    from genchess.files import package_file
+    genome = str(package_file("genomes", "unified.genome"))
+    sets = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"game-{workers}.epd"
+        done = positions_cmd("--play", "genchess", "--games", "3", "--nodes", "800", "--genome", genome,
+                             "--per-game", "200", "--mentor", "genchess:game", "--workers", workers,
+                             "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        sets.append(lines_of(out))
+    assert sets[0] == sets[1] and len(sets[0]) > 3 * 20          # most of each game, any worker count
+    for line in sets[0]:
+        assert " ce " in line and not chess.Board(line.split(" c9 ")[0]).is_check(), line
+    meta = json.loads((tmp_path / "game-1.epd.json").read_text())
+    assert meta["mentor"]["limit"] == "genchess:game" and meta["skipped"]["loud_move"] > 0
+    refused = positions_cmd("--play", "stockfish", "--games", "1", "--nodes", "100",
+                            "--mentor", "genchess:game", "-o", str(tmp_path / "no.epd"))
+    assert refused.returncode == 2 and "--play genchess alone" in refused.stderr

@@ -55,7 +55,9 @@ def add_positions_arguments(p: argparse.ArgumentParser) -> None:
                    help="positions sampled per game, spread over it (default 8)")
     p.add_argument("--mentor", metavar="LIMIT",
                    help="score each position with Stockfish (depth=N or nodes=N) or with GenChess's "
-                        "own search and genome (genchess:depth=N or genchess:nodes=N); ce, clamped "
+                        "own search and genome (genchess:depth=N or genchess:nodes=N), or (genchess:game, "
+                        "with --play genchess) keep the positions of GenChess's games whose played move "
+                        "is quiet, scored by the search that chose it, at no extra cost; ce, clamped "
                         f"to +-{MENTOR_CLAMP_CP} cp")
     p.add_argument("--stockfish", metavar="PATH", default="stockfish",
                    help="the Stockfish binary (default: stockfish on PATH, then /usr/games/stockfish)")

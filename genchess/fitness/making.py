@@ -31,6 +31,7 @@ RESOLVER_HASH_MB = 1        # quiescence uses no hash table
 STOCKFISH_HASH_MB = 16
 MENTOR_HASH_MB = 4          # GenChess's own search scoring positions: cleared before each
 MAX_PLIES = 600             # a self-play game this long is stopped and called a draw
+GAME_LABEL = ("genchess", "game", 0)    # --mentor genchess:game: the game's own search scores
 
 _local = threading.local()
 
@@ -83,8 +84,13 @@ def run_job(job: PositionsJob) -> PositionsResult:
             counts["openings_ended"] += 1
             return PositionsResult(job.number, job.engine, "*", 0, [], dict(counts),
                                    time.perf_counter() - t0)
+        if job.mentor and tuple(job.mentor) == GAME_LABEL and job.engine == "genchess":
+            moves, result, scores = play_genchess(job, start, scored=True)
+            positions = scored_positions(start, moves, scores, job, rng, counts)
+            return PositionsResult(job.number, job.engine, result, len(moves), positions, dict(counts),
+                                   time.perf_counter() - t0)
         if job.engine == "genchess":
-            moves, result = play_genchess(job, start)
+            moves, result, _ = play_genchess(job, start)
         else:
             moves, result = play_stockfish(job, start)
     samples = sample_positions(start, moves, job.skip_plies, job.per_game, rng, counts)
@@ -139,6 +145,37 @@ def opening_position(fen: str, moves, random_plies: int, rng: random.Random,
     return board.fen()
 
 
+def spread_sample(candidates: list, k: int, rng: random.Random) -> list:
+    """`k` of `candidates` (all of them if fewer), one from each of k equal stretches."""
+    k = min(k, len(candidates))
+    return [rng.choice(candidates[i * len(candidates) // k:(i + 1) * len(candidates) // k])
+            for i in range(k)]
+
+
+def scored_positions(start: str, moves: list[str], scores: list[int | None], job: PositionsJob,
+                     rng: random.Random, counts: Counter) -> list[tuple[str, int]]:
+    """The positions of a GenChess game labelled by its own search (--mentor
+    genchess:game): those after `skip_plies` where the side to move is not in check
+    and the move its search chose is quiet (no capture, no promotion), so that the
+    search's score is a quiet position's, with no quiescence to resolve; `per_game`
+    of them spread over the game, each with the score of the search that chose its
+    move (side to move's view, mates clamped as a mentor's are)."""
+    board = Board(start, chess960=job.chess960)
+    candidates = []
+    for ply, (move, cp) in enumerate(zip(moves, scores)):
+        if ply >= job.skip_plies:
+            if board.is_check():
+                counts["in_check"] += 1
+            elif board.is_capture(move) or len(move) == 5:
+                counts["loud_move"] += 1
+            elif cp is not None:
+                candidates.append((packable_castling(board.fen()), max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, cp))))
+        board.push_uci(move)
+    chosen = spread_sample(candidates, job.per_game, rng)
+    counts["sampled"] += len(chosen)
+    return [(position_key(fen), cp) for fen, cp in chosen]
+
+
 def sample_positions(start: str, moves: list[str], skip_plies: int, per_game: int,
                      rng: random.Random, counts: Counter) -> list[str]:
     """Up to `per_game` positions of the game, one from each of as many equal
@@ -153,11 +190,7 @@ def sample_positions(start: str, moves: list[str], skip_plies: int, per_game: in
             else:
                 candidates.append(board.fen())
         board.push_uci(move)
-    k = min(per_game, len(candidates))
-    chosen = []
-    for i in range(k):
-        stretch = candidates[i * len(candidates) // k:(i + 1) * len(candidates) // k]
-        chosen.append(rng.choice(stretch))
+    chosen = spread_sample(candidates, per_game, rng)
     counts["sampled"] += len(chosen)
     return chosen
 
@@ -197,12 +230,16 @@ def searcher_for(genome_text: str, role: str, hash_mb: int):
     return searchers[genome_text]
 
 
-def play_genchess(job: PositionsJob, start: str) -> tuple[list[str], str]:
+def play_genchess(job: PositionsJob, start: str, scored: bool = False):
+    """(moves, result, scores): GenChess against itself at `job.nodes` a move; with
+    `scored`, each move's search score in centipawns from the mover's side (None for
+    none), else scores is None."""
     from genchess.parallel.worker import GameJob, play_job
     game = GameJob(white_id=job.number, black_id=job.number, white_genome=job.genome,
                    black_genome=job.genome, start_fen=start, nodes=job.nodes, chess960=job.chess960)
-    record = play_job(game).record
-    return list(record.moves), record.result
+    scores: list[int | None] | None = [] if scored else None
+    record = play_job(game, on_score=scores.append if scored else None).record
+    return list(record.moves), record.result, scores
 
 
 def stockfish_for(path: str):

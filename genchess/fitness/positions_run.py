@@ -33,6 +33,7 @@ from pathlib import Path
 from genchess.console import quoted, shortened, whole_number
 from genchess.files import AppendFile, package_file, write_atomically
 from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line, read_keys
+from genchess.fitness.making import GAME_LABEL
 
 PROG = "genchess positions"
 DEFAULT_OPENINGS = package_file("data", "openings.epd")
@@ -45,21 +46,26 @@ class UsageError(Exception):
 
 def parse_mentor(text: str) -> tuple[str, str, int]:
     """("stockfish" or "genchess", "depth" or "nodes", N) from `[ENGINE:]depth=N|nodes=N`
-    (Stockfish when no engine is named)."""
+    (Stockfish when no engine is named), or GAME_LABEL from `genchess:game`."""
     engine, colon, limit = text.strip().lower().rpartition(":")
     engine = engine if colon else "stockfish"
+    if engine == "genchess" and limit == "game":
+        return GAME_LABEL
     key, eq, value = limit.partition("=")
     number = whole_number(value)
     if engine not in MENTORS or not eq or key not in ("depth", "nodes") or number is None \
             or not 1 <= number <= 999_999_999:
         raise argparse.ArgumentTypeError(f"expected depth=N or nodes=N (N at least 1), after "
-                                         f"genchess: for GenChess's own search, not {quoted(text)}")
+                                         f"genchess: for GenChess's own search (or genchess:game), "
+                                         f"not {quoted(text)}")
     return engine, key, number
 
 
 def mentor_text(mentor: tuple[str, str, int]) -> str:
     """The recipe's spelling: `depth=10` for Stockfish (as sets made before GenChess
-    could label its own), `genchess:nodes=5000` for GenChess."""
+    could label its own), `genchess:nodes=5000` for GenChess, `genchess:game`."""
+    if tuple(mentor) == GAME_LABEL:
+        return "genchess:game"
     limit = f"{mentor[1]}={mentor[2]}"
     return limit if mentor[0] == "stockfish" else f"{mentor[0]}:{limit}"
 
@@ -97,6 +103,9 @@ class PositionsRun:
         for path in args.pgn:
             if not Path(path).is_file():
                 raise UsageError(f"{path}: no such PGN file")
+        if args.mentor and tuple(args.mentor) == GAME_LABEL and (args.pgn or any(engine != "genchess" for engine, _, _ in self.plays)):
+            raise UsageError("--mentor genchess:game labels GenChess's own self-play games with "
+                             "their search's scores: use it with --play genchess alone")
         self.genome_path, self.genome_text, self.genome_name = self._genome()
         self.stockfish = None
         if (args.mentor and args.mentor[0] == "stockfish") or any(engine == "stockfish" for engine, _, _ in self.plays):
@@ -231,6 +240,13 @@ class PositionsRun:
         mentor = self.args.mentor
         if not mentor:
             return None
+        if tuple(mentor) == GAME_LABEL:
+            import genchess
+            return {"engine": f"GenChess {genchess.__version__}", "genome": self.genome_name,
+                    "limit": self.recipe["mentor"], "threads": 1,
+                    "scores": "the search's own, at the game's node count, for the move it played "
+                              "(positions whose move is quiet and that are not in check)",
+                    "view": "White" if self.packed else "side to move", "clamp_cp": MENTOR_CLAMP_CP}
         if mentor[0] == "genchess":
             import genchess
             engine = {"engine": f"GenChess {genchess.__version__}", "genome": self.genome_name,
@@ -425,7 +441,7 @@ class PositionsRun:
             self.work.unlink()
         c = self.counts
         skipped = {k: v for k, v in sorted(c.items())
-                   if k in ("in_check", "duplicates", "openings_ended") or
+                   if k in ("in_check", "loud_move", "duplicates", "openings_ended") or
                    (k.startswith("resolved_") and k != "resolved_quiet")}
         print(f"{PROG}: {c['positions']} positions from {c['games']} games in {seconds:.0f} s "
               f"-> {self.out} (skipped: "
@@ -467,6 +483,7 @@ class PositionsRun:
                       "results": {k[len("results "):]: v for k, v in c.items() if k.startswith("results ")}},
             "positions": c["positions"],
             "skipped": {"in_check": c["in_check"], "duplicates": c["duplicates"],
+                        **({"loud_move": c["loud_move"]} if c["loud_move"] else {}),
                         "bad_pgn_games_or_openings": self.bad_games,
                         **{k.replace("resolved_", "resolution_"): v for k, v in c.items()
                            if k.startswith("resolved_") and k != "resolved_quiet"}},

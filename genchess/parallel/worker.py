@@ -85,7 +85,7 @@ def engines_for(mode: str) -> tuple[Engine, Engine]:
     return engines[mode]
 
 
-def play_job(job: GameJob) -> GameResult:
+def play_job(job: GameJob, on_score=None) -> GameResult:
     white_engine, black_engine = engines_for(job.search_mode)
     for engine, text in ((white_engine, job.white_genome), (black_engine, job.black_genome)):
         # Engines are reused between jobs: every job sets its whole search configuration.
@@ -98,6 +98,8 @@ def play_job(job: GameJob) -> GameResult:
 
     def on_move(board, move, used, clock):
         spent[0] += used
+        if on_score is not None:        # the mover's search score, centipawns (the set maker's labels)
+            on_score((black if board.turn == "w" else white).last_cp)
 
     control = None if job.depth or job.nodes else TimeControl(job.seconds, job.increment)
     record = play_game(white, black, job.start_fen, control, on_move=on_move, chess960=job.chess960)
