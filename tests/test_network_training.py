@@ -249,6 +249,13 @@ def test_flip_files_adds_to_the_training_part_only(shipped):
     assert (flipped.held_out_part.us != plain.held_out_part.us).nnz == 0
 
 
+def test_the_progress_bar_changes_nothing(shipped):
+    quiet, shown = small_trainer(shipped, epochs=1), small_trainer(shipped, epochs=1, progress=True)
+    quiet.run()
+    shown.run()
+    assert all(np.array_equal(a, b) for a, b in zip(state(quiet), state(shown)))
+
+
 def test_a_state_from_another_set_or_other_options_is_refused(shipped, tmp_path):
     trainer = small_trainer(shipped)
     trainer.save(tmp_path / "state.npz")
