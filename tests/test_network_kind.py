@@ -204,3 +204,15 @@ def test_weights_that_could_overflow_the_integers_are_refused():
     w2[0] = 200                                     # 200 * 255 does not fit 16 bits
     with pytest.raises(ValueError, match="output weight of 200"):
         NetworkGenome(1, 16, "screlu", net.w1, net.b1, w2, net.b2)
+
+
+def test_a_network_plays_a_trainers_game_against_another_kind():
+    """What the champion and validation matches send a worker: genome texts, either
+    colour, through the plain-data result."""
+    from genchess.genome import default_genome
+    from genchess.parallel.worker import GameJob, play_job
+    net = random_network(hidden=16, seed=4)
+    for white, black in ((net, default_genome()), (default_genome(), net)):
+        result = play_job(GameJob.between(white, black, depth=2))
+        assert result.record.result in ("1-0", "0-1", "1/2-1/2")
+        assert result.record.termination != "illegal move" and len(result.record.moves) > 0
