@@ -14,6 +14,7 @@ from pathlib import Path
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 RESULT_TEXT = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}
 MENTOR_CLAMP_CP = 10000     # mentor scores (mates included) are clamped to +-this
+GAME_LABEL = ("genchess", "game", 0)   # --mentor genchess:game: a game's own search scores its positions
 # A set written under one of these names is packed (packed.py: 32 bytes a position),
 # any other is EPD; named here so that the set maker knows without loading numpy.
 PACKED_SUFFIXES = (".gcpos", ".gcpos.gz")

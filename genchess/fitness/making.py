@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 
-from genchess.fitness.epd import MENTOR_CLAMP_CP, position_key
+from genchess.fitness.epd import GAME_LABEL, MENTOR_CLAMP_CP, position_key
 from genchess.parallel.plain import plain_type
 from genchess_core import Board
 
@@ -31,7 +31,6 @@ RESOLVER_HASH_MB = 1        # quiescence uses no hash table
 STOCKFISH_HASH_MB = 16
 MENTOR_HASH_MB = 4          # GenChess's own search scoring positions: cleared before each
 MAX_PLIES = 600             # a self-play game this long is stopped and called a draw
-GAME_LABEL = ("genchess", "game", 0)    # --mentor genchess:game: the game's own search scores
 
 _local = threading.local()
 

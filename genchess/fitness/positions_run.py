@@ -32,8 +32,8 @@ from pathlib import Path
 
 from genchess.console import quoted, shortened, whole_number
 from genchess.files import AppendFile, package_file, write_atomically
-from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line, read_keys
-from genchess.fitness.making import GAME_LABEL
+from genchess.fitness.epd import (GAME_LABEL, MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line,
+                                  read_keys)
 
 PROG = "genchess positions"
 DEFAULT_OPENINGS = package_file("data", "openings.epd")
