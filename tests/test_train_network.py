@@ -70,3 +70,19 @@ def test_a_state_of_other_options_is_refused_in_one_line(tmp_path, labelled_set)
     assert trainer(write_config(tmp_path, labelled_set, generations=1)).run() == 0
     with pytest.raises(Exception, match="other options"):
         trainer(write_config(tmp_path, labelled_set, hidden=32)).run()
+
+
+def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
+    from train_helpers import plot_command
+    from train_helpers import run as run_command
+    config = write_config(tmp_path, labelled_set, generations=2, validation_games=2,
+                          validation_interval=1, game_time=0.05, champion_interval=2,
+                          champion_max_games=4)
+    assert trainer(config).run() == 0
+    records = (tmp_path / "net.txt").read_text()
+    assert "validation 1: best vs default" in records and "validation 2: best vs default" in records
+    assert (tmp_path / "net.txt_champion.genome").exists()
+    proc = run_command(plot_command(str(tmp_path / "net.txt")), cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("loss.png", "validation.png"):
+        assert (tmp_path / "net.txt_plots" / name).stat().st_size > 10_000, name

@@ -53,21 +53,18 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.files import package_file, write_atomically
+from genchess.files import write_atomically
 from genchess.genome import (Genome, GenomeError, MaterialGenome, PvtGenome, UnifiedGenome,
                              hand_set_genome, load_genome, open_genome)
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
-from genchess.parallel.worker import GameJob
-from genchess.strength.games import play_pairs
-from genchess.strength.stats import format_elo
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
 from genchess.train.records import (AppendFile, is_pool_record_end, read_complete_genomes, read_state,
                                     set_aside, split_complete)
 from genchess.train.registry import Method
-from genchess.train.scaffold import Run
+from genchess.train.scaffold import PositionFitnessRun
 
 OPTIMISERS = ("cma-es", "ga", "adam")
 STARTS = ("given", "zero", "random")
@@ -252,7 +249,7 @@ def cma_strategy(dimension: int, size: int, sigma: float, seed: int, lo: np.ndar
 
 # ------------------------------------------------------------------ the run
 
-class EvolveTrainer(Run):
+class EvolveTrainer(PositionFitnessRun):
     def __init__(self, config: EvolveConfig, out=print, executor_factory=None, progress=True):
         self.generation = 0                         # generations complete
         super().__init__(config, out, executor_factory, progress)
@@ -309,6 +306,10 @@ class EvolveTrainer(Run):
     @property
     def games_played(self) -> int:
         """The champion's clock here: generations (the method plays no games to evolve)."""
+        return self.generation
+
+    @property
+    def steps_done(self) -> int:
         return self.generation
 
     def read_start(self):
@@ -552,36 +553,12 @@ class EvolveTrainer(Run):
     # ------------------------------------------------------------ games decide
 
     def validate(self, executor) -> None:
-        cfg, g = self.config, self.generation
-        if not cfg.validation_games or g % cfg.validation_interval or g in self.validated:
-            return
-        tally = play_pairs(executor, self.workers, self.best_genome(), self.start_genome,
-                           self.champion_openings(), self.champion_job, cfg.validation_games)
-        s = tally.stats
-        estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
-        self.records.write(f"validation {g}: best vs start +{s.wins} ={s.draws} -{s.losses} "
-                           f"games {s.games} elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
-                           f"high {estimate.high:+.1f}\n")
-        self.validated.add(g)
-        self.say(f"validation after generation {g}: best vs start +{s.wins} ={s.draws} -{s.losses}, "
-                 f"Elo {format_elo(estimate)}")
+        super().validate(executor, self.best_genome(), self.start_genome, "start", "generation")
 
     def champion_candidate(self, first: bool) -> tuple[Genome, str]:
         if first:
             return self.start_genome, "the start genome"
         return self.best_genome(), f"the lowest loss after generation {self.generation}"
-
-    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
-        cfg = self.config
-        return GameJob.between(white, black, start_fen=fen, round=self.generation, pool=-1,
-                               seconds=cfg.game_time, search_mode=cfg.search,
-                               increment=cfg.increment, chess960=cfg.chess960)
-
-    def champion_openings(self) -> list[str | None]:
-        if self.openings:
-            return self.openings
-        from genchess.train.scaffold import start_positions
-        return start_positions(package_file("data", "openings.epd"))
 
     # ------------------------------------------------------------ ends
 

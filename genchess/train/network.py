@@ -23,18 +23,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.files import package_file, write_atomically
+from genchess.files import write_atomically
 from genchess.genome import Genome, GenomeError, NetworkGenome, default_genome, load_genome
 from genchess.genome.network import ACTIVATIONS
 from genchess.genome.run_files import NETWORK_HEADER, is_network_records
-from genchess.parallel.worker import GameJob
-from genchess.strength.games import play_pairs
-from genchess.strength.stats import format_elo
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings)
 from genchess.train.records import AppendFile, set_aside, split_complete
 from genchess.train.registry import Method
-from genchess.train.scaffold import Run
+from genchess.train.scaffold import PositionFitnessRun
 
 NETWORK_KEYS = [
     Key("run file", "path", "the run's records; <file>_state.npz and <file>_best.genome beside "
@@ -98,7 +95,7 @@ def epoch_of(line: str) -> int:
     return int(line.split()[1].rstrip(":"))
 
 
-class NetworkRun(Run):
+class NetworkRun(PositionFitnessRun):
     def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
         super().__init__(config, out, executor_factory, progress)
         from genchess.fitness.network_training import NetworkTrainer
@@ -130,6 +127,10 @@ class NetworkRun(Run):
     @property
     def games_played(self) -> int:
         """The champion's clock here: epochs (the method plays no games to train)."""
+        return self.trainer.epoch
+
+    @property
+    def steps_done(self) -> int:
         return self.trainer.epoch
 
     # ------------------------------------------------------------ files
@@ -247,36 +248,12 @@ class NetworkRun(Run):
     # ------------------------------------------------------------ games decide
 
     def validate(self, executor) -> None:
-        cfg, e = self.config, self.trainer.epoch
-        if not cfg.validation_games or e % cfg.validation_interval or e in self.validated:
-            return
-        tally = play_pairs(executor, self.workers, self.best_genome(), self.opponent,
-                           self.champion_openings(), self.champion_job, cfg.validation_games)
-        s = tally.stats
-        estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
-        self.records.write(f"validation {e}: best vs default +{s.wins} ={s.draws} -{s.losses} "
-                           f"games {s.games} elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
-                           f"high {estimate.high:+.1f}\n")
-        self.validated.add(e)
-        self.say(f"validation after epoch {e}: best vs default +{s.wins} ={s.draws} -{s.losses}, "
-                 f"Elo {format_elo(estimate)}")
+        super().validate(executor, self.best_genome(), self.opponent, "default", "epoch")
 
     def champion_candidate(self, first: bool) -> tuple[Genome, str]:
         if first:
             return self.opponent, "the default genome"
         return self.best_genome(), f"the lowest held-out loss after epoch {self.trainer.epoch}"
-
-    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
-        cfg = self.config
-        return GameJob.between(white, black, start_fen=fen, round=self.trainer.epoch, pool=-1,
-                               seconds=cfg.game_time, search_mode=cfg.search,
-                               increment=cfg.increment, chess960=cfg.chess960)
-
-    def champion_openings(self) -> list[str | None]:
-        if self.openings:
-            return self.openings
-        from genchess.train.scaffold import start_positions
-        return start_positions(package_file("data", "openings.epd"))
 
     # ------------------------------------------------------------ ends
 

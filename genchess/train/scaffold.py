@@ -200,3 +200,46 @@ class Run:
             self.bar.write(text)
         else:
             self.out(text)
+
+
+class PositionFitnessRun(Run):
+    """The frame of a method whose fitness is positions (evolve, network): it plays no
+    games to learn, so its games are the validation matches (every `validation
+    interval` steps, the best genome so far against a reference) and the champion's,
+    both at the config's clock from the opening file or the shipped openings. The
+    method says what a step is (`steps_done`) and supplies `records` (its run file),
+    `validated` (the steps whose match is recorded) and the reference."""
+
+    @property
+    def steps_done(self) -> int:
+        raise NotImplementedError
+
+    def validate(self, executor, best: Genome, reference: Genome, reference_name: str,
+                 step_name: str) -> None:
+        from genchess.strength.games import play_pairs
+        from genchess.strength.stats import format_elo
+        cfg, g = self.config, self.steps_done
+        if not cfg.validation_games or g % cfg.validation_interval or g in self.validated:
+            return
+        tally = play_pairs(executor, self.workers, best, reference, self.champion_openings(),
+                           self.champion_job, cfg.validation_games)
+        s = tally.stats
+        estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
+        self.records.write(f"validation {g}: best vs {reference_name} +{s.wins} ={s.draws} -{s.losses} "
+                           f"games {s.games} elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
+                           f"high {estimate.high:+.1f}\n")
+        self.validated.add(g)
+        self.say(f"validation after {step_name} {g}: best vs {reference_name} +{s.wins} ={s.draws} "
+                 f"-{s.losses}, Elo {format_elo(estimate)}")
+
+    def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
+        cfg = self.config
+        return GameJob.between(white, black, start_fen=fen, round=self.steps_done, pool=-1,
+                               seconds=cfg.game_time, search_mode=cfg.search,
+                               increment=cfg.increment, chess960=cfg.chess960)
+
+    def champion_openings(self) -> list[str | None]:
+        if self.openings:
+            return self.openings
+        from genchess.files import package_file
+        return start_positions(package_file("data", "openings.epd"))
