@@ -188,8 +188,8 @@ def network_evaluations(dict packed, list fens):
 
 cdef int network_params(NetworkParams* n, dict packed) except -1:
     """Fill n from a network genome's pack() dict; once per genome load. The weight
-    arrays are borrowed, not copied: pack()'s dict holds them (as contiguous int16
-    numpy arrays), and whoever made n keeps that dict while n is in use (the
+    arrays are borrowed, not copied: pack()'s dict holds them (int16 buffers: the
+    genome's arrays), and whoever made n keeps that dict while n is in use (the
     Searcher keeps its genome's pack())."""
     cdef const int16_t[::1] w1 = packed["network_w1"]
     cdef const int16_t[::1] b1 = packed["network_b1"]
@@ -202,18 +202,19 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     activation = packed["network_activation"]
     if activation not in ("crelu", "screlu"):
         raise ValueError(f"unknown network activation {activation!r} (crelu or screlu)")
+    qa, qb, scale, scale_cp = (int(packed[key]) for key in ("network_qa", "network_qb", "network_scale",
+                                                             "eval_scale_cp"))
+    if min(qa, qb, scale, scale_cp) <= 0:
+        raise ValueError("network quantisation and scales must be positive")
+    b2 = int(packed["network_b2"])
+    # Every check passed: n changes whole or not at all (a search thread may still hold it).
     n.hidden = hidden
     n.activation = ACTIVATION_SCRELU if activation == "screlu" else ACTIVATION_CRELU
-    n.qa = int(packed["network_qa"])
-    n.qb = int(packed["network_qb"])
-    n.scale = int(packed["network_scale"])
-    n.scale_cp = int(packed["eval_scale_cp"])
-    if n.qa <= 0 or n.qb <= 0 or n.scale <= 0 or n.scale_cp <= 0:
-        raise ValueError("network quantisation and scales must be positive")
+    n.qa, n.qb, n.scale, n.scale_cp = qa, qb, scale, scale_cp
     n.w1 = &w1[0]
     n.b1 = &b1[0]
     n.w2 = &w2[0]
-    n.b2 = int(packed["network_b2"])
+    n.b2 = b2
     return 0
 
 

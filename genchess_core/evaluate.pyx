@@ -437,6 +437,13 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
     kind = packed.get("kind", "genetic")
     if kind not in KIND_CODES:
         raise ValueError(f"unknown evaluation kind {kind!r} (known: {', '.join(KIND_CODES)})")
+    if KIND_CODES[kind] == KIND_NETWORK:
+        # Its weights are pointers: the kind changes only once they are all in place,
+        # so that parameters that fail to load never point at another genome's memory.
+        network_params(&e.network, packed)
+        set_order_values(e, packed["order_values"])
+        e.kind = KIND_NETWORK
+        return 0
     e.kind = KIND_CODES[kind]
     try:
         if e.kind == KIND_MATERIAL:
@@ -447,10 +454,6 @@ cdef int make_params(EvalParams* e, dict packed) except -1:
             unified_params(&e.unified, packed)
             # Order values in pawns, from the middle-game material in centipawns.
             set_order_values(e, packed.get("order_values", [v / 100.0 for v in packed["unified_mg"][:5]] + [0.0]))
-            return 0
-        if e.kind == KIND_NETWORK:
-            network_params(&e.network, packed)
-            set_order_values(e, packed["order_values"])
             return 0
         if e.kind == KIND_PVT:
             pvt_params(&e.pvt, packed)

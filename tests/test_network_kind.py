@@ -216,3 +216,23 @@ def test_a_network_plays_a_trainers_game_against_another_kind():
         result = play_job(GameJob.between(white, black, depth=2))
         assert result.record.result in ("1-0", "0-1", "1/2-1/2")
         assert result.record.termination != "illegal move" and len(result.record.moves) > 0
+
+
+def test_a_packed_network_that_fails_to_load_leaves_the_searcher_as_it_was():
+    from genchess_core.searcher import Searcher
+    net = random_network(hidden=16, seed=6)
+    searcher = Searcher()
+    searcher.set_genome(net.pack())
+    board = Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    before = searcher.evaluate(board)
+    for broken in ({"network_activation": "tanh"}, {"network_w1": net.w1[:-16]}, {"network_qa": 0}):
+        with pytest.raises(ValueError):
+            searcher.set_genome({**net.pack(), **broken})
+        assert searcher.evaluate(board) == before
+    from genchess.genome import default_genome
+    unified = default_genome().pack()
+    searcher.set_genome(unified)                    # another kind first, then a broken network
+    with pytest.raises(ValueError):
+        searcher.set_genome({**net.pack(), "network_hidden": 17})
+    assert searcher.evaluate(board) == evaluate_board(board, unified)
+    assert searcher.search(board, max_depth=3)["lines"]
