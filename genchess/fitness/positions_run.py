@@ -351,6 +351,7 @@ class PositionsRun:
             return 2
         self.counts = counts
         self.seconds_before = seconds_before
+        self.positions_before = counts["positions"]     # (positions an hour: this run's own)
         self.keys = keys
         todo = self.jobs[done:]
         self.next_game = done
@@ -413,7 +414,10 @@ class PositionsRun:
                      "seconds": round(self.seconds_before + time.monotonic() - self.started, 1)}
             journal.write(json.dumps(state) + "\n")
             progress.update(1)
-            progress.set_postfix(positions=c["positions"], refresh=False)
+            hours = max(time.monotonic() - self.started, 1e-9) / 3600
+            progress.set_postfix(positions=c["positions"],
+                                 per_hour=f"{(c['positions'] - self.positions_before) / hours:,.0f}",
+                                 refresh=False)
 
     def _finish(self) -> None:
         # Killed anywhere in here, the run resumes: the set is written (a .gz one renamed
@@ -444,7 +448,7 @@ class PositionsRun:
                    if k in ("in_check", "loud_move", "duplicates", "openings_ended") or
                    (k.startswith("resolved_") and k != "resolved_quiet")}
         print(f"{PROG}: {c['positions']} positions from {c['games']} games in {seconds:.0f} s "
-              f"-> {self.out} (skipped: "
+              f"({c['positions'] * 3600 / max(seconds, 1e-9):,.0f} an hour) -> {self.out} (skipped: "
               + (", ".join(f"{k.replace('resolved_', '')} {v}" for k, v in skipped.items()) or "none")
               + (f"; {self.bad_games} bad PGN games or openings" if self.bad_games else "") + ")")
         if c["castling_dropped"]:
