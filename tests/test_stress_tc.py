@@ -62,3 +62,10 @@ def test_chess960_games_start_from_chess960_positions(tmp_path):
     assert len(games) == 2 and games[0].headers["Variant"].lower() in ("chess960", "fischerandom")
     assert games[0].headers["FEN"] == games[1].headers["FEN"]
     assert games[0].board().chess960 and games[0].headers["White"] == games[1].headers["Black"]
+
+
+def test_the_stockfish_games_add_up_in_whole_pairs():
+    assert stress.level_shares(200, 3) == [68, 66, 66]
+    assert stress.level_shares(200, 4) == [50, 50, 50, 50]
+    assert stress.level_shares(2, 3) == [2, 2, 2]           # at least a pair a level
+    assert sum(stress.level_shares(1000, 7)) == 1000

@@ -80,6 +80,14 @@ def write_chess960_openings(folder: str) -> Path:
     return path
 
 
+def level_shares(games: int, levels: int) -> list[int]:
+    """Games at each Stockfish level: whole game pairs adding up to `games` (the first
+    levels take the odd pairs; at least one pair each), so 200 over three levels is
+    68, 66, 66, not 3 x 66."""
+    pairs = max(games // 2, levels)
+    return [2 * (pairs // levels + (i < pairs % levels)) for i in range(levels)]
+
+
 def run_match(manager: str, engines: list[list[str]], tc: str, games: int, args,
               label: str) -> Counter:
     """Play `games` games between two engine specs; print and return the faults per engine."""
@@ -203,8 +211,7 @@ def main(argv=None) -> int:
         except ValueError:
             print(f"stress_tc: --elo wants whole numbers, not {args.elo!r}", file=sys.stderr)
             return 2
-        per_level = max(args.stockfish // len(levels), 2)
-        for elo in levels:
+        for elo, per_level in zip(levels, level_shares(args.stockfish, len(levels))):
             # Stockfish with its own margin: at none it was seen to lose on time itself on
             # a loaded machine, and its faults are not what this counts.
             theirs = [f"name=Stockfish-{elo}", f"cmd={stockfish}", "proto=uci", "option.UCI_LimitStrength=true",
