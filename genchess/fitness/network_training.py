@@ -54,11 +54,13 @@ from genchess.fitness.features import CHUNK, occupancy
 from genchess.fitness.gradient import adam_move
 from genchess.fitness.loss import Labels, loss_and_slope
 
-INPUTS = 768                            # 2 colours x 6 kinds x 64 squares
-SCALE = 400.0                           # centipawns per unit of the output
+from genchess.genome.network import ACTIVATIONS, INPUTS, QB
+from genchess.genome.network import SCALE as _SCALE
+
+SCALE = float(_SCALE)                   # centipawns per unit of the output (the genome's)
 W1_LIMIT = 1.98                         # |W1|, |b1| and |w2|: what the quantised engine's
-W2_LIMIT = 127 / 64                     # int16 arithmetic holds without overflow
-ACTIVATIONS = ("crelu", "screlu")
+W2_LIMIT = 127 / QB                     # int16 arithmetic holds without overflow (network.py's
+                                        # check_ranges: 32 pieces' weights, activation x weight)
 FORMAT = 1                              # the saved state's layout
 STATE_ARRAYS = [prefix + name for name in ("w1", "b1", "w2", "b2") for prefix in ("", "m_", "v_")]
 
