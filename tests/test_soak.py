@@ -34,6 +34,7 @@ def totals(output: str) -> dict[str, int]:
 
 # ------------------------------------------------------------------ the soak itself
 
+@pytest.mark.slow      # about a minute: the default run keeps its unit checks and the resume tests
 def test_quick_soak_kills_each_kind_whole_and_in_a_worker_and_finds_nothing():
     done = run_script("dev/soak.py", "--quick", "--seed", "3", timeout=300)
     figures = totals(done.stdout)
