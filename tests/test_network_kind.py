@@ -236,3 +236,12 @@ def test_a_packed_network_that_fails_to_load_leaves_the_searcher_as_it_was():
         searcher.set_genome({**net.pack(), "network_hidden": 17})
     assert searcher.evaluate(board) == evaluate_board(board, unified)
     assert searcher.search(board, max_depth=3)["lines"]
+
+
+@pytest.mark.parametrize("mode", ["iterative", "budget", "ga", "minimax"])
+def test_a_network_plays_in_every_search_mode(mode):
+    from genchess.engine import Engine
+    from genchess.timeman import Limits
+    engine = Engine(random_network(hidden=16, seed=12), search_mode=mode)
+    result = engine.search(Limits(nodes=5000) if mode == "ga" else Limits(depth=3))
+    assert chess.Move.from_uci(result.bestmove) in chess.Board().legal_moves
