@@ -151,3 +151,33 @@ def test_the_set_maker_writes_a_packed_set(tmp_path):
     assert not (tmp_path / "set.gcpos.part").exists()
     same(load_positions(tmp_path / "set.epd"), load_positions(tmp_path / "set.gcpos"))
     assert len(load_positions(tmp_path / "set.gcpos")) > 0
+
+
+def test_a_folder_of_chunks_reads_as_one_set_each_position_once(tmp_path):
+    from genchess.fitness.scoring import fitted_labels, sidecar_path
+    folder = tmp_path / "chunks"
+    folder.mkdir()
+    positions = small_set()
+    positions.subset(slice(0, 3)).write(folder / "a.gcpos.gz")
+    positions.subset(slice(2, 5)).write(folder / "b.epd")          # position 2 again, as EPD
+    (folder / "notes.txt").write_text("not a set")
+    whole = load_positions(folder)
+    same(positions, whole)                       # name order, the repeated position once
+    assert whole.source == str(folder)
+    labels = fitted_labels(folder, whole)
+    assert sidecar_path(folder) == folder / "fitted.json" and (folder / "fitted.json").exists()
+    positions.subset(slice(0, 1)).write(folder / "c.gcpos")        # a chunk adds nothing new...
+    assert len(load_positions(folder)) == len(positions)
+    grown = PositionSet.from_fens(FENS + ["8/8/8/8/8/8/8/K5kq w - - 0 1"],   # ...a new one: fitted again
+                                  ["1-0", "1/2-1/2", "0-1", "1/2-1/2", "0-1", "0-1"])
+    grown.subset(slice(5, 6)).write(folder / "d.gcpos")
+    again = fitted_labels(folder, load_positions(folder))
+    import json
+    assert json.loads((folder / "fitted.json").read_text())["fitted"]["k_result"]["positions"] == 6
+    assert labels.kind == again.kind
+
+
+def test_a_folder_without_a_set_is_named(tmp_path):
+    (tmp_path / "readme.txt").write_text("x")
+    with pytest.raises(PositionSetError, match="no position set in it"):
+        load_positions(tmp_path)

@@ -452,3 +452,12 @@ def test_unknown_method_names_the_line_and_the_known_methods(tmp_path):
 def test_a_key_of_no_method_is_refused_with_the_method_named(tmp_path):
     message, path = config_error(tmp_path, config_text() + "mutation scaling = 2\n")
     assert "unknown key 'mutation scaling' for method 'gene pool'" in message
+
+
+def test_positions_may_name_a_folder_of_chunks_but_not_a_missing_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "chunks").mkdir()
+    cfg, _ = parse_text(tmp_path, "method = network\nrun file = net.txt\npositions = chunks\n")
+    assert cfg.positions == Path("chunks")
+    message, path = config_error(tmp_path, "method = network\nrun file = net.txt\npositions = gone\n")
+    assert message == f"{path}:3: positions 'gone' not found (a set file or a folder of them)"

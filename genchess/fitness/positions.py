@@ -182,6 +182,8 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     known by its header whatever its name) is read whole or refused, naming its
     first bad record: its records are not lines a reader could skip one by one."""
     path = Path(path)
+    if path.is_dir():
+        return load_folder(path, max_warnings)
     if packed.is_packed(path):
         return PositionSet(*packed.read_packed(path), source=str(path))
     fens: list[str] = []
@@ -246,5 +248,34 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     return positions
 
 
-__all__ = ["MENTOR_CLAMP_CP", "PositionSet", "PositionSetError", "epd_line", "load_positions",
+SET_SUFFIXES = (".gcpos", ".gcpos.gz", ".epd", ".epd.gz")
+
+
+def set_files(folder: Path) -> list[Path]:
+    """The position sets in `folder` (packed or EPD, gzipped or not), in name order."""
+    return sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(SET_SUFFIXES))
+
+
+def load_folder(folder: Path, max_warnings: int | None = None) -> PositionSet:
+    """Every set in `folder` as one (a large set is made and kept as chunks, each a
+    `genchess positions` run of its own): read in name order, a position that an
+    earlier chunk holds already dropped, so adding a chunk never counts a position
+    twice."""
+    files = set_files(folder)
+    if not files:
+        raise PositionSetError(f"{folder}: a folder with no position set in it (.gcpos, .gcpos.gz, "
+                               f".epd, .epd.gz)")
+    parts = [load_positions(f, max_warnings) for f in files]
+    whole = PositionSet(*(np.concatenate([getattr(part, name) for part in parts])
+                          for name in ("pieces", "side", "castling", "ep", "result", "mentor")),
+                        source=str(folder))
+    _, first = np.unique(whole.hashes(), return_index=True)     # 64 bits: no collision in practice
+    whole = whole.subset(np.sort(first))
+    whole.source = str(folder)
+    whole.warnings = [w for part in parts for w in part.warnings][:max_warnings]
+    whole.skipped = sum(part.skipped for part in parts)
+    return whole
+
+
+__all__ = ["MENTOR_CLAMP_CP", "PositionSet", "PositionSetError", "epd_line", "load_folder", "load_positions",
            "open_text", "parse_epd_line", "pawn_unit", "position_key", "read_keys"]

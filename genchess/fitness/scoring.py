@@ -41,7 +41,10 @@ _cache = threading.local()
 
 
 def sidecar_path(set_path: str | Path) -> Path:
-    return Path(str(set_path) + ".json")
+    """Where a set's fitted K values are kept: FILE.json beside a file (the set
+    maker's own sidecar), fitted.json inside a folder of chunks."""
+    path = Path(set_path)
+    return path / "fitted.json" if path.is_dir() else Path(str(set_path) + ".json")
 
 
 def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "result",
@@ -55,6 +58,8 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
         meta = {}
     fitted = meta.setdefault("fitted", {})
     changed = False
+    if fitted.get("k_result", {}).get("positions", len(positions)) != len(positions):
+        fitted.clear()          # fitted on the set before it grew (a chunk added, a run resumed)
     if fitted.get("k_result", {}).get("genome") != REFERENCE:
         from genchess.genome.genome_file import GENOMES_DIR, load_genome
         cp = positions.evaluate_cp(load_genome(GENOMES_DIR / REFERENCE))

@@ -116,8 +116,9 @@ CHAMPION_KEYS = [
 # The position fitness (genchess.fitness), for the methods that can score on a
 # labelled set instead of games: evolve, and multi-niche crowding.
 POSITION_KEYS = [
-    Key("positions", "file", "labelled position set (EPD, .epd.gz; genchess positions makes "
-        "one): the fitness is the Texel loss of each genome's evaluation on it", "positions"),
+    Key("positions", "set", "labelled position set (EPD, .epd.gz, packed .gcpos(.gz); genchess "
+        "positions makes one), or a folder of them read as one set: the fitness is the loss of "
+        "each genome's evaluation on it", "positions"),
     Key("labels", "choice", "what the evaluation must predict: result (the games' results), "
         "mentor (a strong engine's scores, ce) or mix", "labels",
         choices=("result", "mentor", "mix")),
@@ -206,7 +207,7 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
         if text.lower() not in ("yes", "no"):
             raise ValueError(f"expected yes or no, not {quoted(text)}")
         return text.lower() == "yes"
-    elif key.kind in ("path", "file"):            # a file's existence: check_entries
+    elif key.kind in ("path", "file", "set"):     # a file's existence: check_entries
         if not text:
             raise ValueError("expected a file name")
         return Path(text)
@@ -323,6 +324,8 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
         lines[name] = n
         if key.kind == "file" and not values[name].is_file():
             raise ConfigError(f"{path}:{n}: {name} {quoted(text)} not found")
+        if key.kind == "set" and not values[name].exists():
+            raise ConfigError(f"{path}:{n}: {name} {quoted(text)} not found (a set file or a folder of them)")
     missing = [key.name for key in keys if key.required and key.name not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
