@@ -84,5 +84,17 @@ def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     assert (tmp_path / "net.txt_champion.genome").exists()
     proc = run_command(plot_command(str(tmp_path / "net.txt")), cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    for name in ("loss.png", "validation.png"):
+    for name in ("loss.png", "validation.png", "first-layer.png"):
         assert (tmp_path / "net.txt_plots" / name).stat().st_size > 10_000, name
+
+
+def test_the_first_layer_plot_shows_the_units_that_move_the_output_most():
+    import numpy as np
+    from genchess.train.network_plots import strongest_units
+    rng = np.random.default_rng(3)
+    w1, w2 = rng.normal(0, 0.05, (768, 32)), rng.normal(0, 0.1, 64)
+    w1[:, 7] *= 10                       # a wide spread of first-layer weights...
+    w2[[20, 52]] = 2.0                   # ...or large output weights on both halves
+    assert strongest_units(w1, w2, 2) == [7, 20] or strongest_units(w1, w2, 2) == [20, 7]
+    w2[[7, 39]] = 0.0                    # a unit the output ignores is not shown
+    assert 7 not in strongest_units(w1, w2, 4)

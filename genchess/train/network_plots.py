@@ -1,6 +1,8 @@
 """The plots of a network run: the loss by epoch (training, held-out as floats and as
-the quantised network the engine plays), the validation games' Elo and the
-champion's gain. The method's registry entry names `plot_run`.
+the quantised network the engine plays), what the best network's first layer
+learned (the strongest hidden units' weights as square maps, piece by piece), the
+validation games' Elo and the champion's gain. The method's registry entry names
+`plot_run`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ def read_network_records(path: Path):
     return rows, checks
 
 
+def _read_best(path: Path):
+    from genchess.genome import GenomeError
+    from genchess.genome.genome_file import load_genome
+    try:
+        return load_genome(path)
+    except GenomeError as e:
+        raise PlotError(str(e)) from None
+
+
 def plot_network_loss(plt, rows, out: Path) -> Path:
     epoch, loss, held, quantised = (list(column) for column in zip(*rows))
     fig, ax = plt.subplots(figsize=(9, 5))
@@ -41,6 +52,51 @@ def plot_network_loss(plt, rows, out: Path) -> Path:
     return save(plt, fig, out / "loss.png")
 
 
+STRONGEST_UNITS = 8
+PIECE_LETTERS = "PNBRQK"
+
+
+def strongest_units(w1, w2, count: int):
+    """The hidden units that move the output most: each unit's output weights (both
+    sides' halves) times the spread of its first-layer weights, largest first."""
+    import numpy as np
+    hidden = w1.shape[1]
+    strength = (np.abs(w2[:hidden]) + np.abs(w2[hidden:])) * w1.std(axis=0)
+    return list(np.argsort(-strength)[:count])
+
+
+def plot_first_layer(plt, genome, out: Path, count: int = STRONGEST_UNITS) -> Path:
+    """The first layer of a network genome as square maps: a row for each of its
+    strongest hidden units, a board for each of the twelve pieces (the side's own
+    first), seen from the side whose accumulator it feeds (rank 1 at the bottom is
+    that side's first rank). Red raises the unit, blue lowers it; a pawn's first and
+    last ranks, where no pawn stands, are blank."""
+    import numpy as np
+    w1, _, w2, _ = genome.float_weights()
+    units = strongest_units(w1, w2, count)
+    fig, axes = plt.subplots(len(units), 12, figsize=(1.45 * 12, 1.55 * len(units) + 0.8),
+                             squeeze=False)
+    for row, unit in enumerate(units):
+        maps = w1[:, unit].reshape(12, 8, 8).copy()                     # [piece][rank][file]
+        maps[0, [0, 7], :] = maps[6, [0, 7], :] = np.nan
+        limit = max(1e-9, float(np.nanmax(np.abs(maps))))
+        for piece in range(12):
+            ax = axes[row, piece]
+            ax.imshow(maps[piece], cmap="RdBu_r", vmin=-limit, vmax=limit, origin="lower")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if row == 0:
+                side = "own" if piece < 6 else "their"
+                ax.set_title(f"{side} {PIECE_LETTERS[piece % 6]}", fontsize=9)
+            if piece == 0:
+                ax.set_ylabel(f"unit {unit}\nw2 {w2[unit]:+.2f}/{w2[unit + genome.hidden]:+.2f}",
+                              fontsize=8)
+    fig.suptitle(f"What the first layer learned: the {len(units)} strongest of {genome.hidden} "
+                 f"hidden units ({genome.activation}), each row on its own colour scale "
+                 f"(red raises the unit)", fontsize=10)
+    return save(plt, fig, out / "first-layer.png")
+
+
 def plot_run(path: Path, out: Path, warn=lambda line: print(line, file=sys.stderr)) -> list[Path]:
     """Every plot of a network run's records; PlotError when they cannot be read."""
     try:
@@ -52,6 +108,9 @@ def plot_run(path: Path, out: Path, warn=lambda line: print(line, file=sys.stder
         raise PlotError(f"{path}: no epoch recorded yet")
     plt = pyplot()
     written = [plot_network_loss(plt, rows, out)]
+    best = Path(f"{path}_best.genome")
+    if best.exists():
+        written.append(plot_first_layer(plt, _read_best(best), out))
     if checks:
         written.append(plot_validation(plt, checks, out, "epoch", "the default genome"))
     champion_plot = plot_champion_gain(plt, path, out)
