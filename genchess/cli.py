@@ -158,7 +158,11 @@ def cmd_bench(args):
         genome = hand_set_genome()
     else:
         genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
-    engine = Engine(genome, hash_mb=args.hash, search_mode="iterative")
+    mode = getattr(args, "search", None) or "iterative"
+    if mode in ("budget", "ga"):    # neither has a depth to stop at (Engine._search_mode_for)
+        print(f"genchess bench: the {mode} search has no depth; the bench runs the iterative search",
+              file=sys.stderr)
+    engine = Engine(genome, hash_mb=args.hash, search_mode=mode)
     if args.threads > 1:
         run_threads_bench(engine, args.threads, args.depth or DEFAULT_DEPTH, args.runs or DEFAULT_RUNS)
     else:

@@ -211,6 +211,15 @@ def test_bench_command_with_a_genome_file(tmp_path):
     assert parse_summary(proc.stdout)["nodes"] == quiet_bench(2)[0]
 
 
+def test_bench_command_searches_with_the_mode_asked_for(tmp_path):
+    minimax = run_cli(["bench", "--depth", "2", "--runs", "1", "--search", "minimax"], tmp_path)
+    assert minimax.returncode == 0, minimax.stderr
+    assert parse_summary(minimax.stdout)["nodes"] > quiet_bench(2)[0]      # no pruning: more nodes
+    ga = run_cli(["bench", "--depth", "2", "--runs", "1", "--search", "ga"], tmp_path)
+    assert ga.returncode == 0 and "has no depth; the bench runs the iterative search" in ga.stderr
+    assert parse_summary(ga.stdout)["nodes"] == quiet_bench(2)[0]
+
+
 def _bad_genome(tmp_path):
     """The default genome with one value out of range; returns (path, line number)."""
     lines = hand_set_genome().to_text().splitlines()
