@@ -461,3 +461,15 @@ def test_positions_may_name_a_folder_of_chunks_but_not_a_missing_one(tmp_path, m
     assert cfg.positions == Path("chunks")
     message, path = config_error(tmp_path, "method = network\nrun file = net.txt\npositions = gone\n")
     assert message == f"{path}:3: positions 'gone' not found (a set file or a folder of them)"
+
+
+def test_the_mix_share_is_named_for_what_it_is_and_the_old_name_still_reads(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "set.epd").write_text("")
+    base = "method = network\nrun file = net.txt\npositions = set.epd\nlabels = mix\n"
+    cfg, _ = parse_text(tmp_path, base + "result share = 0.25\n")
+    assert cfg.result_share == 0.25
+    cfg, _ = parse_text(tmp_path, base + "mentor weight = 0.25\n")
+    assert cfg.result_share == 0.25
+    message, path = config_error(tmp_path, base)
+    assert message == f"{path}:4: labels = mix needs 'result share' (the result loss's share of the loss, 0 to 1)"

@@ -98,6 +98,7 @@ RENAMED_KEYS = {
     "validation time": "game time",
     "validation increment": "game increment",
     "match time": "game time",
+    "mentor weight": "result share",      # it always was the result's share
 }
 
 # The champion and its SPRT gate (champion.py), in every method.
@@ -122,8 +123,8 @@ POSITION_KEYS = [
     Key("labels", "choice", "what the evaluation must predict: result (the games' results), "
         "mentor (a strong engine's scores, ce) or mix", "labels",
         choices=("result", "mentor", "mix")),
-    Key("mentor weight", "float", "with labels = mix: the result loss's share (the mentor's "
-        "is the rest)", "mentor_weight", 0, hi=1),
+    Key("result share", "float", "with labels = mix: the result loss's share of the loss (the "
+        "mentor's is the rest)", "result_share", 0, hi=1),
     Key("held out", "float", "share of the set kept out of the fitness, to report a held-out "
         "loss (the same positions in every run on the set)", "held_out", 0, hi=0.9),
 ]
@@ -167,8 +168,15 @@ class PositionSettings:
     """The settings of POSITION_KEYS (positions None: the method's fitness is games)."""
     positions: Path | None = None
     labels: str = "result"
-    mentor_weight: float = 0.5
+    result_share: float = 0.5
     held_out: float = 0.1
+
+
+def check_labels(path, values: dict[str, object], lines: dict[str, int]) -> None:
+    """labels = mix names how the two losses share the loss."""
+    if values.get("labels") == "mix" and "result share" not in values:
+        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'result share' "
+                          f"(the result loss's share of the loss, 0 to 1)")
 
 
 def parse_duration(text: str) -> float:

@@ -59,7 +59,7 @@ from genchess.genome import (Genome, GenomeError, MaterialGenome, PvtGenome, Uni
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
-                                   CommonSettings, ConfigError, Key, PositionSettings)
+                                   CommonSettings, ConfigError, Key, PositionSettings, check_labels)
 from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
 from genchess.train.records import (AppendFile, is_pool_record_end, read_complete_genomes, read_state,
                                     set_aside, split_complete)
@@ -157,9 +157,7 @@ def check_evolve(path: Path, values: dict[str, object], lines: dict[str, int]) -
         raise ConfigError(f"{path}{':' + str(where) if where else ''}: give the start genome "
                           f"(initial genomes = FILE) or a kind to start blank (kind = "
                           f"{' | '.join(KINDS)}), one of the two")
-    if values.get("labels") == "mix" and "mentor weight" not in values:
-        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'mentor weight' "
-                          f"(the result loss's share)")
+    check_labels(path, values, lines)
 
 
 def blank_genome(kind: str):
@@ -270,7 +268,7 @@ class EvolveTrainer(PositionFitnessRun):
         for warning in positions.warnings[:5]:
             out(f"warning: {warning}")
         try:
-            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.mentor_weight)
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.result_share)
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: labels: {e} ({cfg.positions})") from None
         self.set_size = len(positions)

@@ -68,7 +68,7 @@ from genchess.strength.tally import white_points
 from genchess.train.chromosome_db import (ChromosomeDB, DatabaseError, Evaluation,
                                           GenerationSummary, is_sqlite_file)
 from genchess.train.config import (DEPTH, GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
-                                   CommonSettings, ConfigError, Key, PositionSettings)
+                                   CommonSettings, ConfigError, Key, PositionSettings, check_labels)
 from genchess.train.registry import Method
 from genchess.train.scaffold import Run
 
@@ -143,6 +143,7 @@ class MncConfig(PositionSettings, CommonSettings):
 
 
 def check_mnc(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
+    check_labels(path, values, lines)
     for key in ("crossover rate", "small change"):
         if key in values and values[key] > 1:
             raise ConfigError(f"{path}:{lines[key]}: {key}: must be at most 1, not {values[key]:g}")
@@ -337,7 +338,7 @@ class MncTrainer(Run):
             from genchess.fitness.scoring import fitted_labels
             try:
                 self.labels = fitted_labels(config.positions, load_positions(config.positions),
-                                            config.labels, config.mentor_weight)
+                                            config.labels, config.result_share)
             except ValueError as e:
                 raise ConfigError(f"{config.path}: labels: {e} ({config.positions})") from None
 

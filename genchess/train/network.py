@@ -28,7 +28,7 @@ from genchess.genome import Genome, GenomeError, NetworkGenome, default_genome, 
 from genchess.genome.network import ACTIVATIONS
 from genchess.genome.run_files import NETWORK_HEADER, is_network_records
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
-                                   CommonSettings, ConfigError, Key, PositionSettings)
+                                   CommonSettings, ConfigError, Key, PositionSettings, check_labels)
 from genchess.train.records import AppendFile, set_aside, split_complete
 from genchess.train.registry import Method
 from genchess.train.scaffold import PositionFitnessRun
@@ -85,9 +85,7 @@ def check_network(path: Path, values: dict[str, object], lines: dict[str, int]) 
     hidden = values.get("hidden", 128)
     if hidden % 16:
         raise ConfigError(f"{path}:{lines['hidden']}: hidden must be a multiple of 16, not {hidden}")
-    if values.get("labels") == "mix" and "mentor weight" not in values:
-        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'mentor weight' "
-                          f"(the result loss's share)")
+    check_labels(path, values, lines)
 
 
 def epoch_of(line: str) -> int:
@@ -106,7 +104,7 @@ class NetworkRun(PositionFitnessRun):
         for warning in positions.warnings[:5]:
             out(f"warning: {warning}")
         try:
-            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.mentor_weight)
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.result_share)
             self.trainer = NetworkTrainer(positions, self.labels, cfg.hidden, cfg.activation,
                                           cfg.generations, cfg.batch_size, cfg.learning_rate,
                                           cfg.rate_drop, cfg.drop_at, self.seed, cfg.held_out,
