@@ -252,7 +252,8 @@ class NetworkTrainer:
     def __init__(self, positions, labels: Labels, hidden: int = 128, activation: str = "screlu",
                  epochs: int = 10, batch_size: int = 16384, learning_rate: float = 1e-3,
                  rate_drop: float = 0.3, drop_at: float = 0.75, seed: int = 0,
-                 held_out: float = 0.1, flip_files: bool = False, progress: bool = True):
+                 held_out: float = 0.1, flip_files: bool = False, progress: bool = True,
+                 validation=None):
         if epochs < 1 or batch_size < 1:
             raise ValueError("epochs and the batch size must be at least 1")
         if not 0.0 <= drop_at <= 1.0:
@@ -262,10 +263,11 @@ class NetworkTrainer:
                         "rate_drop": rate_drop, "drop_at": drop_at, "seed": seed,
                         "held_out": held_out, "flip_files": flip_files}
         self.progress = progress
-        train, test = positions.split(held_out, seed)
+        train, test = held_out_parts(positions, held_out, seed, validation)
         if flip_files:
             train = with_files_flipped(train)
-        self.fingerprint = _fingerprint(positions)
+        self.fingerprint = _fingerprint(positions) + ("" if validation is None else
+                                                      " validated on " + _fingerprint(test))
         self.train_part, self.held_out_part = _prepared(train, labels), _prepared(test, labels)
         self.network = FloatNetwork.initial(hidden, activation, seed)
         arrays = self.network.arrays()
@@ -391,6 +393,18 @@ def load_network(path) -> FloatNetwork:
         meta = json.loads(str(data["meta"]))
         return FloatNetwork(data["w1"], data["b1"], data["w2"], float(data["b2"]),
                             meta["options"]["activation"])
+
+
+def held_out_parts(positions, held_out: float, seed: int, validation=None):
+    """(training part, held-out part): a hashed share of `positions`, or with a
+    `validation` set all of `positions` and the validation set without any position
+    the training part holds. Positions of one game are alike and share its result,
+    so a share of the same games' positions flatters a network that learns the games;
+    a set from other games measures what it learned about chess (docs/network.md)."""
+    if validation is None:
+        return positions.split(held_out, seed)
+    seen = np.isin(validation.hashes(), positions.hashes())
+    return positions, validation.subset(~seen)
 
 
 def _fingerprint(positions) -> str:

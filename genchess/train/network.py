@@ -46,6 +46,9 @@ NETWORK_KEYS = [
     Key("rate drop", "float", "the learning rate is multiplied by this once, at 'drop at' of "
         "the epochs", "rate_drop", 0, hi=1),
     Key("drop at", "float", "the share of the epochs after which the rate drops", "drop_at", 0, hi=1),
+    Key("validation positions", "set", "a set (or folder) from other games on which the held-out "
+        "loss is measured, instead of a 'held out' share of the positions: the positions of one "
+        "game are alike, so a share of the same games flatters a network", "validation"),
     Key("flip files", "bool", "also train on each position without castling rights mirrored "
         "a <-> h (nearly twice the positions for a small set)", "flip_files"),
     Key("validation games", "int", "every validation interval, the best network so far plays "
@@ -69,6 +72,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     rate_drop: float = 0.3
     drop_at: float = 0.75
     flip_files: bool = False
+    validation: Path | None = None
     validation_games: int = 0
     validation_interval: int = 5
     game_time: float = 1.0
@@ -96,22 +100,24 @@ def epoch_of(line: str) -> int:
 class NetworkRun(PositionFitnessRun):
     def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
         super().__init__(config, out, executor_factory, progress)
-        from genchess.fitness.network_training import NetworkTrainer
+        from genchess.fitness.network_training import NetworkTrainer, held_out_parts
         from genchess.fitness.positions import load_positions
         from genchess.fitness.scoring import fitted_labels
         cfg = config
         positions = load_positions(cfg.positions)
         for warning in positions.warnings[:5]:
             out(f"warning: {warning}")
+        validation = None if cfg.validation is None else load_positions(cfg.validation)
         try:
             self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.result_share)
             self.trainer = NetworkTrainer(positions, self.labels, cfg.hidden, cfg.activation,
                                           cfg.generations, cfg.batch_size, cfg.learning_rate,
                                           cfg.rate_drop, cfg.drop_at, self.seed, cfg.held_out,
-                                          cfg.flip_files, progress=progress and not cfg.quiet)
+                                          cfg.flip_files, progress=progress and not cfg.quiet,
+                                          validation=validation)
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: {e} ({cfg.positions})") from None
-        self.held_out_set = positions.split(cfg.held_out, self.seed)[1]
+        self.held_out_set = held_out_parts(positions, cfg.held_out, self.seed, validation)[1]
         self.set_size = len(positions)
         self.opponent = default_genome()
         self.best_loss = math.inf
@@ -157,11 +163,16 @@ class NetworkRun(PositionFitnessRun):
                  f"768x2 -> {cfg.hidden} -> 1 {cfg.activation}, {self.set_size} positions "
                  f"({self.labels.kind} labels), epoch {self.trainer.epoch} of {cfg.generations}")
 
+    def held_out_name(self) -> str:
+        if self.config.validation is None:
+            return f"held out {self.config.held_out:g}"
+        return f"validated on {self.config.validation} ({len(self.held_out_set)})"
+
     def header(self) -> str:
         cfg, labels = self.config, self.labels
         k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
         return (f"{NETWORK_HEADER} 768x2 -> {cfg.hidden} -> 1 {cfg.activation}; positions "
-                f"{cfg.positions} ({self.set_size}, held out {cfg.held_out:g}); labels {labels.kind}"
+                f"{cfg.positions} ({self.set_size}, {self.held_out_name()}); labels {labels.kind}"
                 f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; epochs "
                 f"{cfg.generations}; learning rate {cfg.learning_rate:g} drop {cfg.rate_drop:g} at "
                 f"{cfg.drop_at:g}; batch {cfg.batch_size}; flip files {cfg.flip_files}; seed {self.seed}\n")
@@ -206,7 +217,8 @@ class NetworkRun(PositionFitnessRun):
         cfg = self.config
         return (f"set {Path(cfg.positions).name} ({self.set_size} positions), {self.labels.kind} "
                 f"labels, {self.trainer.epoch} epochs, batch {cfg.batch_size}, learning rate "
-                f"{cfg.learning_rate:g}, seed {self.seed}, held-out loss {loss:.6f}")
+                f"{cfg.learning_rate:g}, seed {self.seed}, held-out loss {loss:.6f}"
+                + ("" if cfg.validation is None else f" on {Path(cfg.validation).name}"))
 
     def step(self, executor, deadline) -> str | None:
         started = time.monotonic()
