@@ -22,6 +22,7 @@ cdef struct NetworkParams:
     const int16_t* b1           # [hidden], by qa
     const int16_t* w2           # [2 * hidden]: the side to move's half, then the other's, by qb
     int32_t b2                  # by qa * qb
+    const int32_t* psqt         # [NETWORK_INPUTS] the piece-square term, by qa * qb; NULL: none
 
 cdef struct NetworkAccumulator:
     # One search thread's last evaluated army and both perspectives' hidden sums
@@ -30,6 +31,7 @@ cdef struct NetworkAccumulator:
     # starts afresh when that is cheaper (see network_accumulate).
     U64 bb[12]
     int16_t acc[2][NETWORK_MAX_HIDDEN]
+    int32_t psqt[2]             # each perspective's sum of the piece-square term
     int valid
 
 cdef int evaluate_network(const Position* p, const NetworkParams* n,

@@ -6,8 +6,9 @@
 # hidden layer whose weights both sides share; the side to move's hidden layer and
 # the other's, activated, meet in one output:
 #
-#     out = b2 + act(acc_us) . w2[:H] + act(acc_them) . w2[H:]
+#     out = b2 + act(acc_us) . w2[:H] + act(acc_them) . w2[H:] + (psqt_us - psqt_them) / 2
 #     acc_c = b1 + sum over c's active inputs of W1[input]
+#     psqt_c = sum over c's active inputs of P[input]   (networks with the term only)
 #     centipawns (side to move) = out * scale
 #
 # Everything is integer: W1 and b1 quantised by qa (so an accumulator is int16 and
@@ -27,6 +28,7 @@
 from libc.stdint cimport int16_t, int32_t, int64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
+from array import array
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport pop_lsb, popcount
@@ -59,15 +61,19 @@ cdef inline void sub_column(int16_t* acc, const int16_t* column, int hidden) noe
 
 
 cdef void refresh(const Position* p, const NetworkParams* n, NetworkAccumulator* a) noexcept nogil:
-    cdef int c, piece, sq, h = n.hidden
+    cdef int c, piece, sq, index, h = n.hidden
     cdef U64 b
     for c in range(2):
         memcpy(a.acc[c], n.b1, h * sizeof(int16_t))
+        a.psqt[c] = 0
         for piece in range(12):
             b = p.bb[piece]
             while b:
                 sq = pop_lsb(&b)
-                add_column(a.acc[c], n.w1 + input_index(c, piece, sq) * h, h)
+                index = input_index(c, piece, sq)
+                add_column(a.acc[c], n.w1 + index * h, h)
+                if n.psqt != NULL:
+                    a.psqt[c] += n.psqt[index]
     memcpy(a.bb, p.bb, sizeof(a.bb))
     a.valid = 1
 
@@ -76,7 +82,7 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
                              NetworkAccumulator* a) noexcept nogil:
     """Bring a's accumulators to p's army: the pieces that differ from the army
     they hold, or all of p's pieces when that is fewer."""
-    cdef int piece, sq, c, changed = 0, h = n.hidden
+    cdef int piece, sq, c, index, changed = 0, h = n.hidden
     cdef U64 gone, come
     if a.valid:
         for piece in range(12):
@@ -90,11 +96,17 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
         while gone:
             sq = pop_lsb(&gone)
             for c in range(2):
-                sub_column(a.acc[c], n.w1 + input_index(c, piece, sq) * h, h)
+                index = input_index(c, piece, sq)
+                sub_column(a.acc[c], n.w1 + index * h, h)
+                if n.psqt != NULL:
+                    a.psqt[c] -= n.psqt[index]
         while come:
             sq = pop_lsb(&come)
             for c in range(2):
-                add_column(a.acc[c], n.w1 + input_index(c, piece, sq) * h, h)
+                index = input_index(c, piece, sq)
+                add_column(a.acc[c], n.w1 + index * h, h)
+                if n.psqt != NULL:
+                    a.psqt[c] += n.psqt[index]
         a.bb[piece] = p.bb[piece]
 
 
@@ -143,6 +155,8 @@ cdef int network_output(const NetworkParams* n, const NetworkAccumulator* a, int
                     n.qa) + n.b2
     else:
         out = <int64_t>crelu_dot(a.acc[side], n.w2, h, n.qa) + crelu_dot(a.acc[side ^ 1], n.w2 + h, h, n.qa) + n.b2
+    if n.psqt != NULL:
+        out += c_div(<int64_t>a.psqt[side] - a.psqt[side ^ 1], 2)
     cp_units = c_div(out * n.scale * n.scale_cp, <int64_t>n.qa * n.qb)
     if cp_units > limit:
         return <int>limit
@@ -164,6 +178,8 @@ cdef int evaluate_network(const Position* p, const NetworkParams* n,
 
 
 # ------------------------------------------------------------ load time (Python)
+
+_NO_PSQT = array("i")       # a network without the piece-square term
 
 def network_evaluations(dict packed, list fens):
     """For tests: each FEN's evaluation (side to move's view, internal units)
@@ -194,11 +210,14 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     cdef const int16_t[::1] w1 = packed["network_w1"]
     cdef const int16_t[::1] b1 = packed["network_b1"]
     cdef const int16_t[::1] w2 = packed["network_w2"]
+    cdef const int32_t[::1] psqt = packed.get("network_psqt", _NO_PSQT)
     hidden = int(packed["network_hidden"])
     if not 16 <= hidden <= NETWORK_MAX_HIDDEN or hidden % 16:
         raise ValueError(f"network_hidden must be a multiple of 16 from 16 to {NETWORK_MAX_HIDDEN}, not {hidden}")
     if w1.shape[0] != NETWORK_INPUTS * hidden or b1.shape[0] != hidden or w2.shape[0] != 2 * hidden:
         raise ValueError(f"network weights do not fit {NETWORK_INPUTS}x2 -> {hidden} -> 1")
+    if psqt.shape[0] not in (0, NETWORK_INPUTS):
+        raise ValueError(f"a piece-square term has {NETWORK_INPUTS} numbers, not {psqt.shape[0]}")
     activation = packed["network_activation"]
     if activation not in ("crelu", "screlu"):
         raise ValueError(f"unknown network activation {activation!r} (crelu or screlu)")
@@ -215,6 +234,7 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     n.b1 = &b1[0]
     n.w2 = &w2[0]
     n.b2 = b2
+    n.psqt = &psqt[0] if psqt.shape[0] else NULL
     return 0
 
 

@@ -20,14 +20,16 @@ from genchess_core.evaluate import evaluate_board
 KINDS = {chess.PAWN: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3, chess.QUEEN: 4, chess.KING: 5}
 
 
-def random_network(hidden=32, activation="screlu", seed=1, genome_id=7):
-    """Random integer weights inside what the trainer's limits allow."""
+def random_network(hidden=32, activation="screlu", seed=1, genome_id=7, psqt=False):
+    """Random integer weights inside what the trainer's limits allow (and a
+    piece-square term of up to about 1500 centipawns a piece)."""
     rng = np.random.default_rng(seed)
     return NetworkGenome(genome_id, hidden, activation,
                          rng.integers(-300, 301, INPUTS * hidden).tolist(),
                          rng.integers(-100, 200, hidden).tolist(),
                          rng.integers(-127, 128, 2 * hidden).tolist(),
-                         int(rng.integers(-20000, 20000)))
+                         int(rng.integers(-20000, 20000)),
+                         psqt=rng.integers(-60000, 60001, INPUTS).tolist() if psqt else None)
 
 
 def c_division(a: int, b: int) -> int:
@@ -40,12 +42,15 @@ def reference(net: NetworkGenome, board: chess.Board) -> int:
     us = 0 if board.turn == chess.WHITE else 1
     h = net.hidden
     acc = [list(net.b1), list(net.b1)]
+    linear = [0, 0]
     for square, piece in board.piece_map().items():
         colour = 0 if piece.color == chess.WHITE else 1
         for perspective in (0, 1):
             index = ((colour ^ perspective) * 6 + KINDS[piece.piece_type]) * 64 + (square ^ (56 * perspective))
             column = net.w1[index * h:(index + 1) * h]
             acc[perspective] = [a + w for a, w in zip(acc[perspective], column)]
+            if net.psqt is not None:
+                linear[perspective] += net.psqt[index]
     total = 0
     for half, perspective in enumerate((us, us ^ 1)):
         for i in range(h):
@@ -53,6 +58,7 @@ def reference(net: NetworkGenome, board: chess.Board) -> int:
             w = net.w2[half * h + i]
             total += v * w * v if net.activation == "screlu" else v * w
     out = (c_division(total, net.qa) if net.activation == "screlu" else total) + net.b2
+    out += c_division(linear[us] - linear[us ^ 1], 2)
     units = c_division(out * net.scale * 10, net.qa * net.qb)
     return max(-300000, min(300000, units))
 
@@ -71,9 +77,10 @@ def random_positions(count, seed=3):
     return boards
 
 
+@pytest.mark.parametrize("psqt", [False, True], ids=["", "psqt"])
 @pytest.mark.parametrize("activation", ["crelu", "screlu"])
-def test_the_c_evaluation_is_the_network(activation):
-    net = random_network(activation=activation, seed=11)
+def test_the_c_evaluation_is_the_network(activation, psqt):
+    net = random_network(activation=activation, seed=11, psqt=psqt)
     packed = net.pack()
     for board in random_positions(60):
         assert evaluate_board(Board(board.fen()), packed) == reference(net, board), board.fen()
@@ -82,7 +89,7 @@ def test_the_c_evaluation_is_the_network(activation):
 def test_a_network_sees_both_colours_alike():
     """A perspective network scores a position and its colour-flipped mirror the
     same for the side to move: it has no colour, only sides."""
-    net = random_network(seed=5)
+    net = random_network(seed=5, psqt=True)
     packed = net.pack()
     for board in random_positions(40, seed=9):
         mirrored = board.mirror()
@@ -92,7 +99,7 @@ def test_a_network_sees_both_colours_alike():
 def test_the_incremental_accumulator_equals_a_fresh_one():
     """One accumulator carried through games (moves, take-backs, jumps to unrelated
     positions, promotions and castling among them) gives what a fresh one gives."""
-    net = random_network(hidden=48, seed=2)
+    net = random_network(hidden=48, seed=2, psqt=True)
     rng = random.Random(4)
     fens = []
     for _ in range(6):
@@ -111,8 +118,9 @@ def test_the_incremental_accumulator_equals_a_fresh_one():
     assert len(set(afresh)) > len(afresh) // 2          # the positions do differ
 
 
-def test_the_file_reads_back_equal(tmp_path):
-    net = random_network(hidden=16, activation="crelu")
+@pytest.mark.parametrize("psqt", [False, True], ids=["", "psqt"])
+def test_the_file_reads_back_equal(tmp_path, psqt):
+    net = random_network(hidden=16, activation="crelu", psqt=psqt)
     net.lineage = "set sample.gcpos, mentor labels, 3 epochs, seed 1"
     net.record = "none yet"
     net.search = {"rfp_margin": 90}
@@ -133,6 +141,10 @@ def test_from_float_quantises_as_the_engine_reads():
     assert back_b2 == pytest.approx(0.05, abs=1 / (255 * 64))
     with pytest.raises(ValueError, match="does not fit"):
         NetworkGenome.from_float(1, w1 * 1000, b1, w2, 0.0, "screlu")
+    psqt = rng.normal(0, 2.0, INPUTS)
+    with_term = NetworkGenome.from_float(1, w1, b1, w2, 0.05, "screlu", psqt=psqt)
+    assert np.abs(with_term.float_psqt() - psqt).max() <= 0.5 / (255 * 64) + 1e-12
+    assert net.float_psqt() is None
 
 
 def block(net: NetworkGenome) -> list[str]:
@@ -150,6 +162,7 @@ def block(net: NetworkGenome) -> list[str]:
     (lambda ls: ls[:6] + [("B" if ls[6][0] == "A" else "A") + ls[6][1:]] + ls[7:], "do not match their sha256"),
     (lambda ls: [l.replace(f"{weights_size(16)} bytes", "99 bytes") for l in ls], f"has {weights_size(16)}"),
     (lambda ls: ls[:4] + ["Lineage: a", "Lineage: b"] + ls[4:], "duplicated 'lineage'"),
+    (lambda ls: [l.replace(", crelu", ", crelu, psqt") for l in ls], f"has {weights_size(16, True)}"),
 ])
 def test_a_damaged_file_names_the_problem_and_the_line(change, message):
     net = random_network(hidden=16, activation="crelu")

@@ -150,6 +150,32 @@ def test_the_gradient_is_exact(shipped, activation, labels):
 
 
 @pytest.mark.parametrize("activation", ["crelu", "screlu"])
+def test_the_gradient_with_the_piece_square_term_is_exact(shipped, activation):
+    part = shipped.subset(slice(200, 220))
+    us, them = (m.astype(np.float64) for m in network_inputs(part))
+    network = random_network(4, activation, seed=6)
+    network.psqt = np.random.default_rng(7).normal(0.0, 0.3, INPUTS)
+    parts = MENTOR_LABELS.parts(part.result, part.mentor)
+    loss, gradient = network.loss_and_gradient(us, them, part.side, parts)
+    assert set(gradient) == {"w1", "b1", "w2", "b2", "psqt"}
+    for name in gradient:
+        numeric = numeric_gradient(network, us, them, part.side, parts, name)
+        np.testing.assert_allclose(gradient[name], numeric, rtol=1e-4,
+                                   atol=1e-7 * np.max(np.abs(numeric)), err_msg=name)
+    assert np.count_nonzero(gradient["psqt"]) > 50          # the pieces on the boards move it
+
+
+def test_the_piece_square_term_starts_as_material():
+    """From the start a queen up is about nine pawns up, whatever the hidden layer says."""
+    network = FloatNetwork.initial(16, "screlu", seed=1, dtype=np.float64, psqt=True)
+    with_queen = PositionSet.from_fens(["4k3/8/8/8/8/8/8/3QK3 w - - 0 1"], [1.0])
+    bare = PositionSet.from_fens(["4k3/8/8/8/8/8/8/4K3 w - - 0 1"], [0.5])
+    gain = (network.cp_white(*network_inputs(with_queen), with_queen.side)
+            - network.cp_white(*network_inputs(bare), bare.side))
+    assert gain[0] == pytest.approx(950, abs=60)
+
+
+@pytest.mark.parametrize("activation", ["crelu", "screlu"])
 def test_a_mirrored_position_scores_the_opposite_for_white(activation):
     boards = [chess.Board(fen) for fen in FENS]
     network = random_network(8, activation, seed=2)

@@ -37,7 +37,7 @@ def epoch_lines(path):
 
 
 def test_a_network_run_learns_and_its_best_genome_plays(tmp_path, labelled_set):
-    assert trainer(write_config(tmp_path, labelled_set)).run() == 0
+    assert trainer(write_config(tmp_path, labelled_set, psqt="no")).run() == 0
     lines = epoch_lines(tmp_path / "net.txt")
     assert len(lines) == 3
     first, last = (float(line.split(" quantised ")[1]) for line in (lines[0], lines[-1]))
@@ -120,3 +120,23 @@ def test_the_held_out_loss_can_come_from_other_games(tmp_path, labelled_set):
     records = (tmp_path / "net.txt").read_text()
     assert f"validated on {tmp_path / 'other.gcpos'} ({unseen})" in records
     assert open_genome(tmp_path / "net.txt").lineage.endswith("on other.gcpos")
+
+
+def best_loss(path):
+    return min(float(line.split(" quantised ")[1]) for line in epoch_lines(path))
+
+
+def test_the_piece_square_term_knows_material_from_the_start_and_plays(tmp_path, labelled_set):
+    """The set's results follow material (labelled_set), which the term starts from:
+    with it the network is better after one epoch than without it after three."""
+    without, with_term = tmp_path / "without", tmp_path / "with"
+    without.mkdir(), with_term.mkdir()
+    assert trainer(write_config(without, labelled_set, psqt="no")).run() == 0
+    assert trainer(write_config(with_term, labelled_set, generations=1)).run() == 0
+    assert best_loss(with_term / "net.txt") < best_loss(without / "net.txt")
+    best = open_genome(with_term / "net.txt")
+    assert best.psqt is not None and "psqt" in (with_term / "net.txt").read_text().splitlines()[0]
+    command, env = genchess_command("uci", "--genome", str(with_term / "net.txt"))
+    with chess.engine.SimpleEngine.popen_uci(command, env=env) as engine:
+        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        assert engine.play(board, chess.engine.Limit(depth=4)).move in board.legal_moves

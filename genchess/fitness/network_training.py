@@ -11,7 +11,10 @@ between the two: change one, change both):
   perspective's pieces, for the side to move (us) and the other side (them);
 - out = b2 + act(acc_us) . w2[:H] + act(acc_them) . w2[H:], act crelu (clip to
   [0, 1]) or screlu (crelu squared), and out * SCALE centipawns for the side to
-  move, negated for White's view when Black is to move.
+  move, negated for White's view when Black is to move;
+- with the piece-square term, out also gains (us . P - them . P) / 2: a linear part
+  that starts as the usual piece values (psqt_start), so the hidden layer need only
+  learn what is not linear.
 
 So the evaluation of a position and of its colour-flipped mirror are the same
 number for their side to move, with nothing learnt to make them so.
@@ -54,15 +57,24 @@ from genchess.fitness.features import CHUNK, occupancy
 from genchess.fitness.gradient import adam_move
 from genchess.fitness.loss import Labels, loss_and_slope
 
-from genchess.genome.network import ACTIVATIONS, INPUTS, QB
+from genchess.genome.network import ACTIVATIONS, INPUTS, ORDER_VALUES, QB
 from genchess.genome.network import SCALE as _SCALE
 
 SCALE = float(_SCALE)                   # centipawns per unit of the output (the genome's)
 W1_LIMIT = 1.98                         # |W1|, |b1| and |w2|: what the quantised engine's
 W2_LIMIT = 127 / QB                     # int16 arithmetic holds without overflow (network.py's
                                         # check_ranges: 32 pieces' weights, activation x weight)
+PSQT_LIMIT = 10.0                       # |P|: 4000 centipawns a piece, far above any piece's worth
 FORMAT = 1                              # the saved state's layout
 STATE_ARRAYS = [prefix + name for name in ("w1", "b1", "w2", "b2") for prefix in ("", "m_", "v_")]
+
+
+def psqt_start() -> np.ndarray:
+    """The piece-square term's start: each piece its usual worth (ORDER_VALUES, the
+    king none) on every square, its own side's pieces up, the enemy's down, in
+    output units."""
+    worth = np.array(ORDER_VALUES) * 100.0 / float(_SCALE)
+    return np.concatenate([np.repeat(worth, 64), np.repeat(-worth, 64)])
 
 REVERSED_BITS = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
 
@@ -108,13 +120,15 @@ def activate(x: np.ndarray, activation: str) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class FloatNetwork:
-    """The float model: w1 [768, H], b1 [H], w2 [2H], b2 (a float); any float dtype,
-    the inputs' dtype should match (float64 for checks, float32 to train)."""
+    """The float model: w1 [768, H], b1 [H], w2 [2H], b2 (a float), and psqt [768]
+    or None; any float dtype, the inputs' dtype should match (float64 for checks,
+    float32 to train)."""
     w1: np.ndarray
     b1: np.ndarray
     w2: np.ndarray
     b2: float
     activation: str = "screlu"
+    psqt: np.ndarray | None = None
 
     def __post_init__(self):
         if self.activation not in ACTIVATIONS:
@@ -127,7 +141,7 @@ class FloatNetwork:
 
     @classmethod
     def initial(cls, hidden: int, activation: str = "screlu", seed: int = 0,
-                dtype=np.float32) -> FloatNetwork:
+                dtype=np.float32, psqt: bool = False) -> FloatNetwork:
         """A small random network: each accumulator starts near 0.25 (inside the
         activation's slope, where every unit learns), the output near 0 (a few
         centipawns), so the first steps learn from the labels, not from noise."""
@@ -137,16 +151,27 @@ class FloatNetwork:
         w1 = rng.normal(0.0, 1.0 / math.sqrt(INPUTS), (INPUTS, hidden))
         b1 = np.full(hidden, 0.25)
         w2 = rng.normal(0.0, 0.01, 2 * hidden)
-        return cls(w1.astype(dtype), b1.astype(dtype), w2.astype(dtype), 0.0, activation)
+        return cls(w1.astype(dtype), b1.astype(dtype), w2.astype(dtype), 0.0, activation,
+                   psqt_start().astype(dtype) if psqt else None)
 
     def astype(self, dtype) -> FloatNetwork:
         return FloatNetwork(self.w1.astype(dtype), self.b1.astype(dtype), self.w2.astype(dtype),
-                            float(self.b2), self.activation)
+                            float(self.b2), self.activation,
+                            None if self.psqt is None else self.psqt.astype(dtype))
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The four arrays by name (b2 as a 0-d array): what Adam moves."""
-        return {"w1": self.w1, "b1": self.b1, "w2": self.w2,
-                "b2": np.asarray(self.b2, dtype=self.w1.dtype)}
+        """The arrays by name (b2 as a 0-d array): what Adam moves."""
+        arrays = {"w1": self.w1, "b1": self.b1, "w2": self.w2,
+                  "b2": np.asarray(self.b2, dtype=self.w1.dtype)}
+        if self.psqt is not None:
+            arrays["psqt"] = self.psqt
+        return arrays
+
+    def _linear(self, us, them):
+        """The piece-square term's part of the output (0 without one)."""
+        if self.psqt is None:
+            return 0.0
+        return 0.5 * (np.asarray(us @ self.psqt) - np.asarray(them @ self.psqt))
 
     def _hidden(self, us, them):
         acc_us = np.asarray(us @ self.w1) + self.b1
@@ -157,7 +182,7 @@ class FloatNetwork:
         """out [n]: the side to move's score in units of SCALE centipawns."""
         (a_us, _), (a_them, _) = self._hidden(us, them)
         h = self.hidden
-        return a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2
+        return a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2 + self._linear(us, them)
 
     def cp_white(self, us, them, side) -> np.ndarray:
         """Centipawns from White's view (side: 0 White to move, 1 Black)."""
@@ -168,7 +193,7 @@ class FloatNetwork:
         each array (arrays()' names), backpropagated through the sparse product."""
         (a_us, da_us), (a_them, da_them) = self._hidden(us, them)
         h = self.hidden
-        out = a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2
+        out = a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2 + self._linear(us, them)
         sign = _white_sign(side)
         loss, slope = loss_and_slope(parts, out * SCALE * sign)
         d_out = (slope * SCALE * sign).astype(self.w1.dtype)
@@ -178,6 +203,8 @@ class FloatNetwork:
                     "b1": d_acc_us.sum(axis=0) + d_acc_them.sum(axis=0),
                     "w2": np.concatenate([d_out @ a_us, d_out @ a_them]),
                     "b2": np.asarray(d_out.sum())}
+        if self.psqt is not None:
+            gradient["psqt"] = 0.5 * (np.asarray(us.T @ d_out) - np.asarray(them.T @ d_out))
         return loss, gradient
 
     def clip(self) -> None:
@@ -185,6 +212,8 @@ class FloatNetwork:
         np.clip(self.w1, -W1_LIMIT, W1_LIMIT, out=self.w1)
         np.clip(self.b1, -W1_LIMIT, W1_LIMIT, out=self.b1)
         np.clip(self.w2, -W2_LIMIT, W2_LIMIT, out=self.w2)
+        if self.psqt is not None:
+            np.clip(self.psqt, -PSQT_LIMIT, PSQT_LIMIT, out=self.psqt)
 
 
 def _white_sign(side) -> np.ndarray:
@@ -253,7 +282,7 @@ class NetworkTrainer:
                  epochs: int = 10, batch_size: int = 16384, learning_rate: float = 1e-3,
                  rate_drop: float = 0.3, drop_at: float = 0.75, seed: int = 0,
                  held_out: float = 0.1, flip_files: bool = False, progress: bool = True,
-                 validation=None):
+                 validation=None, psqt: bool = False):
         if epochs < 1 or batch_size < 1:
             raise ValueError("epochs and the batch size must be at least 1")
         if not 0.0 <= drop_at <= 1.0:
@@ -261,7 +290,7 @@ class NetworkTrainer:
         self.options = {"hidden": hidden, "activation": activation, "epochs": epochs,
                         "batch_size": batch_size, "learning_rate": learning_rate,
                         "rate_drop": rate_drop, "drop_at": drop_at, "seed": seed,
-                        "held_out": held_out, "flip_files": flip_files}
+                        "held_out": held_out, "flip_files": flip_files, "psqt": psqt}
         self.progress = progress
         train, test = held_out_parts(positions, held_out, seed, validation)
         if flip_files:
@@ -269,7 +298,7 @@ class NetworkTrainer:
         self.fingerprint = _fingerprint(positions) + ("" if validation is None else
                                                       " validated on " + _fingerprint(test))
         self.train_part, self.held_out_part = _prepared(train, labels), _prepared(test, labels)
-        self.network = FloatNetwork.initial(hidden, activation, seed)
+        self.network = FloatNetwork.initial(hidden, activation, seed, psqt=psqt)
         arrays = self.network.arrays()
         self.m = {name: np.zeros_like(a) for name, a in arrays.items()}
         self.v = {name: np.zeros_like(a) for name, a in arrays.items()}
@@ -365,7 +394,8 @@ class NetworkTrainer:
             with np.load(path, allow_pickle=False) as data:
                 stored = {name: data[name] for name in data.files}
             meta = json.loads(str(stored.pop("meta")))
-            missing = [name for name in STATE_ARRAYS if name not in stored]
+            needed = STATE_ARRAYS + (["psqt", "m_psqt", "v_psqt"] if self.options["psqt"] else [])
+            missing = [name for name in needed if name not in stored]
             if missing:
                 raise KeyError(", ".join(missing))
         except (OSError, ValueError, KeyError) as e:
@@ -374,13 +404,12 @@ class NetworkTrainer:
             raise ValueError(f"{path}: a trainer state of format {meta.get('format')}, not {FORMAT}")
         if meta["fingerprint"] != self.fingerprint:
             raise ValueError(f"{path}: trained on another position set")
+        meta["options"].setdefault("psqt", False)          # a state from before the term
         if meta["options"] != self.options:
             changed = sorted(k for k in self.options if meta["options"].get(k) != self.options[k])
             raise ValueError(f"{path}: trained with other options ({', '.join(changed)})")
-        net = self.network
-        self.network = FloatNetwork(stored["w1"], stored["b1"], stored["w2"], float(stored["b2"]),
-                                    net.activation)
-        for name in ("w1", "b1", "w2", "b2"):
+        self.network = _stored_network(stored, self.network.activation)
+        for name in self.network.arrays():
             self.m[name], self.v[name] = stored["m_" + name], stored["v_" + name]
         self.t, self.epoch = int(meta["t"]), int(meta["epoch"])
         self.rng.bit_generator.state = meta["rng"]
@@ -391,8 +420,12 @@ def load_network(path) -> FloatNetwork:
     """The float network in a trainer's saved state (for quantising it)."""
     with np.load(path, allow_pickle=False) as data:
         meta = json.loads(str(data["meta"]))
-        return FloatNetwork(data["w1"], data["b1"], data["w2"], float(data["b2"]),
-                            meta["options"]["activation"])
+        return _stored_network({name: data[name] for name in data.files}, meta["options"]["activation"])
+
+
+def _stored_network(stored: dict, activation: str) -> FloatNetwork:
+    return FloatNetwork(stored["w1"], stored["b1"], stored["w2"], float(stored["b2"]), activation,
+                        stored.get("psqt"))
 
 
 def held_out_parts(positions, held_out: float, seed: int, validation=None):

@@ -16,7 +16,7 @@ bytes is in the header, so a cut or edited file is found at load time.
 
     ID: 1
     Kind: network
-    Architecture: 768x2 -> 128 -> 1, screlu
+    Architecture: 768x2 -> 128 -> 1, screlu, psqt
     Quantisation: qa 255, qb 64, scale 400
     Lineage: set data/selfplay.gcpos, mentor labels, 20 epochs, seed 1, held-out loss 0.0123
     Record: +25.3 +- 12.1 against unified.genome, 10+0.1, 2000 games
@@ -27,7 +27,14 @@ bytes is in the header, so a cut or edited file is found at load time.
 `Lineage:` and `Record:` are free text, optional, kept as written: what the
 network was trained on and how, and what games said about it. The weights' bytes,
 little-endian: W1 as int16 [768][H] (each input's column of H numbers), b1 int16 [H],
-w2 int16 [2H] (the side to move's half first), b2 int32.
+w2 int16 [2H] (the side to move's half first), b2 int32, and with `, psqt` the
+piece-square term P as int32 [768], by qa * qb like b2.
+
+The piece-square term (Stockfish's PSQT) is a linear part beside the hidden layer:
+each side sums P over its own inputs, and the output gains half the side to move's
+sum minus half the other's. It starts as the usual piece values, so the network
+knows material from its first step and the hidden layer learns what is not linear;
+with a few million positions, what a small set can teach (docs/network.md).
 
 The engine needs no numpy for this kind: the weights are Python `array`s, which
 the C evaluation borrows through the buffer protocol.
@@ -56,14 +63,24 @@ LINE_WIDTH = 76                         # base64 characters a line (MIME's)
 # state: the usual ones.
 ORDER_VALUES = (1.0, 3.2, 3.3, 5.0, 9.5, 0.0)
 
-ARCHITECTURE = re.compile(r"768\s*x\s*2\s*->\s*([0-9]{1,5})\s*->\s*1\s*,\s*([a-z]+)", re.I)
+ARCHITECTURE = re.compile(r"768\s*x\s*2\s*->\s*([0-9]{1,5})\s*->\s*1\s*,\s*([a-z]+)"
+                          r"(\s*,\s*psqt)?", re.I)
+PSQT_LIMIT = 2 ** 25                    # |P|: 32 pieces' sum stays far inside int32
 QUANTISATION = re.compile(r"qa\s+([0-9]{1,6})\s*,\s*qb\s+([0-9]{1,6})\s*,\s*scale\s+([0-9]{1,6})", re.I)
 WEIGHTS = re.compile(r"([0-9]{1,12})\s+bytes\s*,\s*sha256\s+([0-9a-f]{64})", re.I)
 
 
-def weights_size(hidden: int) -> int:
-    """Bytes of the weights of a network with `hidden` units per side."""
-    return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
+def weights_size(hidden: int, psqt: bool = False) -> int:
+    """Bytes of the weights of a network with `hidden` units per side (and the
+    piece-square term)."""
+    return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + (4 * INPUTS if psqt else 0)
+
+
+def int32s(data: bytes) -> array:
+    values = array("i", data)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
 
 
 def int16s(data: bytes) -> array:
@@ -79,7 +96,7 @@ class NetworkGenome(CarriesSearchGenes):
 
     def __init__(self, genome_id: int, hidden: int, activation: str, w1, b1, w2, b2: int,
                  qa: int = QA, qb: int = QB, scale: int = SCALE,
-                 lineage: str | None = None, record: str | None = None) -> None:
+                 lineage: str | None = None, record: str | None = None, psqt=None) -> None:
         low, high = HIDDEN_RANGE
         if not low <= hidden <= high or hidden % 16:
             raise ValueError(f"a network has a multiple of 16 from {low} to {high} hidden units, not {hidden}")
@@ -95,6 +112,9 @@ class NetworkGenome(CarriesSearchGenes):
             raise ValueError(f"weights do not fit 768x2 -> {hidden} -> 1")
         if not -2 ** 31 <= self.b2 < 2 ** 31:
             raise ValueError("the output bias must fit 32 bits")
+        self.psqt = None if psqt is None else array("i", psqt)
+        if self.psqt is not None and len(self.psqt) != INPUTS:
+            raise ValueError(f"the piece-square term has {INPUTS} numbers, not {len(self.psqt)}")
         self.check_ranges()
         self.lineage, self.record = lineage, record
 
@@ -111,11 +131,15 @@ class NetworkGenome(CarriesSearchGenes):
         if max(map(abs, self.w2)) * self.qa > 32767:
             raise ValueError(f"an output weight of {max(map(abs, self.w2))} times qa {self.qa} "
                              f"does not fit 16 bits")
+        if self.psqt is not None and max(map(abs, self.psqt)) > PSQT_LIMIT:
+            raise ValueError(f"a piece-square number of {max(map(abs, self.psqt))} is above "
+                             f"{PSQT_LIMIT}: the sums could overflow")
 
     # ------------------------------------------------------------ the weights
 
     def weights_bytes(self) -> bytes:
-        parts = [self.w1, self.b1, self.w2, array("i", [self.b2])]
+        parts = [self.w1, self.b1, self.w2, array("i", [self.b2])] + (
+            [] if self.psqt is None else [self.psqt])
         if sys.byteorder == "big":
             parts = [array(p.typecode, p) for p in parts]
             for p in parts:
@@ -129,17 +153,17 @@ class NetworkGenome(CarriesSearchGenes):
         w1_end = 2 * INPUTS * h
         b1_end = w1_end + 2 * h
         w2_end = b1_end + 4 * h
-        b2 = array("i", data[w2_end:w2_end + 4])
-        if sys.byteorder == "big":
-            b2.byteswap()
+        b2 = int32s(data[w2_end:w2_end + 4])
+        psqt = int32s(data[w2_end + 4:]) if len(data) > w2_end + 4 else None
         return cls(genome_id, h, activation, int16s(data[:w1_end]), int16s(data[w1_end:b1_end]),
-                   int16s(data[b1_end:w2_end]), b2[0], **header)
+                   int16s(data[b1_end:w2_end]), b2[0], psqt=psqt, **header)
 
     @classmethod
     def from_float(cls, genome_id: int, w1, b1, w2, b2: float, activation: str,
-                   lineage: str | None = None) -> NetworkGenome:
-        """Quantise a trained float network (W1 [768, H], b1 [H], w2 [2H], b2): what
-        the trainer's weight limits keep inside int16 is rounded to whole steps."""
+                   lineage: str | None = None, psqt=None) -> NetworkGenome:
+        """Quantise a trained float network (W1 [768, H], b1 [H], w2 [2H], b2, and
+        the piece-square term P [768] or None): what the trainer's weight limits keep
+        inside int16 is rounded to whole steps."""
         import numpy as np
         w1, b1, w2 = (np.asarray(a, dtype=np.float64) for a in (w1, b1, w2))
         hidden = w1.shape[1]
@@ -153,7 +177,9 @@ class NetworkGenome(CarriesSearchGenes):
 
         return cls(genome_id, hidden, activation, quantised(w1, QA).ravel().tolist(),
                    quantised(b1, QA).tolist(), quantised(w2, QB).tolist(),
-                   int(quantised(np.array([b2]), QA * QB, 32)[0]), lineage=lineage)
+                   int(quantised(np.array([b2]), QA * QB, 32)[0]), lineage=lineage,
+                   psqt=None if psqt is None else quantised(np.asarray(psqt, dtype=np.float64),
+                                                           QA * QB, 32).tolist())
 
     def float_weights(self):
         """(W1 [768, H], b1, w2, b2) as floats, the quantisation undone: what the
@@ -163,6 +189,17 @@ class NetworkGenome(CarriesSearchGenes):
                 np.array(self.b1, dtype=np.float64) / self.qa,
                 np.array(self.w2, dtype=np.float64) / self.qb,
                 self.b2 / (self.qa * self.qb))
+
+    def float_psqt(self):
+        """The piece-square term P [768] as floats (None without one)."""
+        import numpy as np
+        if self.psqt is None:
+            return None
+        return np.array(self.psqt, dtype=np.float64) / (self.qa * self.qb)
+
+    @property
+    def architecture(self) -> str:
+        return f"768x2 -> {self.hidden} -> 1, {self.activation}" + (", psqt" if self.psqt is not None else "")
 
     # ------------------------------------------------------------ the file
 
@@ -193,8 +230,9 @@ class NetworkGenome(CarriesSearchGenes):
         match = ARCHITECTURE.fullmatch(text)
         if not match or match.group(2).lower() not in ACTIVATIONS:
             raise GenomeError.at(path, n, f"network genome: architecture {quote(text)} is not "
-                                          f"'768x2 -> H -> 1, crelu' or '..., screlu'")
-        hidden, activation = int(match.group(1)), match.group(2).lower()
+                                          f"'768x2 -> H -> 1, crelu' or '..., screlu' (then ', psqt' "
+                                          f"if it has the piece-square term)")
+        hidden, activation, psqt = int(match.group(1)), match.group(2).lower(), bool(match.group(3))
         low, high = HIDDEN_RANGE
         if not low <= hidden <= high or hidden % 16:
             raise GenomeError.at(path, n, f"network genome: {hidden} hidden units; a multiple of 16 "
@@ -211,9 +249,9 @@ class NetworkGenome(CarriesSearchGenes):
             raise GenomeError.at(path, n, f"network genome: expected 'Weights: <bytes> bytes, sha256 <hex>', "
                                           f"got {quote(text)}")
         size, digest = int(match.group(1)), match.group(2).lower()
-        if size != weights_size(hidden):
-            raise GenomeError.at(path, n, f"network genome: {size} bytes of weights; 768x2 -> {hidden} -> 1 "
-                                          f"has {weights_size(hidden)}")
+        if size != weights_size(hidden, psqt):
+            raise GenomeError.at(path, n, f"network genome: {size} bytes of weights; {text} "
+                                          f"has {weights_size(hidden, psqt)}")
         try:
             data = base64.b64decode("".join(line for _, line in data_lines), validate=True)
         except (binascii.Error, ValueError):
@@ -236,7 +274,7 @@ class NetworkGenome(CarriesSearchGenes):
         data = self.weights_bytes()
         encoded = base64.b64encode(data).decode("ascii")
         lines = [f"ID: {self.id}", f"Kind: {self.KIND}",
-                 f"Architecture: 768x2 -> {self.hidden} -> 1, {self.activation}",
+                 f"Architecture: {self.architecture}",
                  f"Quantisation: qa {self.qa}, qb {self.qb}, scale {self.scale}"]
         if self.lineage:
             lines.append(f"Lineage: {self.lineage}")
@@ -254,6 +292,7 @@ class NetworkGenome(CarriesSearchGenes):
         params.update(kind=self.KIND, network_hidden=self.hidden, network_activation=self.activation,
                       network_qa=self.qa, network_qb=self.qb, network_scale=self.scale,
                       network_w1=self.w1, network_b1=self.b1, network_w2=self.w2, network_b2=self.b2,
+                      network_psqt=array("i") if self.psqt is None else self.psqt,
                       eval_scale_cp=EVAL_SCALE_CP, pawn_unit=100 * EVAL_SCALE_CP,
                       order_values=list(ORDER_VALUES))
         return pack_search(self.search, params)
@@ -261,17 +300,18 @@ class NetworkGenome(CarriesSearchGenes):
     def copy(self, new_id: int | None = None) -> NetworkGenome:
         return NetworkGenome(self.id if new_id is None else new_id, self.hidden, self.activation,
                              self.w1, self.b1, self.w2, self.b2, self.qa, self.qb, self.scale,
-                             self.lineage, self.record).with_search(self.search)
+                             self.lineage, self.record, self.psqt).with_search(self.search)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, NetworkGenome) and other.id == self.id
                 and (other.hidden, other.activation, other.qa, other.qb, other.scale, other.b2)
                 == (self.hidden, self.activation, self.qa, self.qb, self.scale, self.b2)
                 and other.w1 == self.w1 and other.b1 == self.b1 and other.w2 == self.w2
+                and other.psqt == self.psqt
                 and (other.lineage, other.record) == (self.lineage, self.record)
                 and other.search == self.search)
 
     __hash__ = None
 
     def __repr__(self) -> str:
-        return f"NetworkGenome({self.id}, 768x2 -> {self.hidden} -> 1, {self.activation})"
+        return f"NetworkGenome({self.id}, {self.architecture})"

@@ -49,6 +49,9 @@ NETWORK_KEYS = [
     Key("validation positions", "set", "a set (or folder) from other games on which the held-out "
         "loss is measured, instead of a 'held out' share of the positions: the positions of one "
         "game are alike, so a share of the same games flatters a network", "validation"),
+    Key("psqt", "bool", "a piece-square term beside the hidden layer (Stockfish's PSQT): a "
+        "linear part that starts as the usual piece values, so the hidden layer learns what is "
+        "not linear (measured: docs/network.md)", "psqt"),
     Key("flip files", "bool", "also train on each position without castling rights mirrored "
         "a <-> h (nearly twice the positions for a small set)", "flip_files"),
     Key("validation games", "int", "every validation interval, the best network so far plays "
@@ -72,6 +75,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     rate_drop: float = 0.3
     drop_at: float = 0.75
     flip_files: bool = False
+    psqt: bool = True
     validation: Path | None = None
     validation_games: int = 0
     validation_interval: int = 5
@@ -114,7 +118,7 @@ class NetworkRun(PositionFitnessRun):
                                           cfg.generations, cfg.batch_size, cfg.learning_rate,
                                           cfg.rate_drop, cfg.drop_at, self.seed, cfg.held_out,
                                           cfg.flip_files, progress=progress and not cfg.quiet,
-                                          validation=validation)
+                                          validation=validation, psqt=cfg.psqt)
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: {e} ({cfg.positions})") from None
         self.held_out_set = held_out_parts(positions, cfg.held_out, self.seed, validation)[1]
@@ -160,8 +164,12 @@ class NetworkRun(PositionFitnessRun):
         if self.bar is not None:
             self.bar.update(self.trainer.epoch)
         self.out(f"{'Resuming' if self.trainer.epoch else 'New'} network run {cfg.run_file}: "
-                 f"768x2 -> {cfg.hidden} -> 1 {cfg.activation}, {self.set_size} positions "
+                 f"{self.architecture()}, {self.set_size} positions "
                  f"({self.labels.kind} labels), epoch {self.trainer.epoch} of {cfg.generations}")
+
+    def architecture(self) -> str:
+        cfg = self.config
+        return f"768x2 -> {cfg.hidden} -> 1, {cfg.activation}" + (", psqt" if cfg.psqt else "")
 
     def held_out_name(self) -> str:
         if self.config.validation is None:
@@ -171,7 +179,7 @@ class NetworkRun(PositionFitnessRun):
     def header(self) -> str:
         cfg, labels = self.config, self.labels
         k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
-        return (f"{NETWORK_HEADER} 768x2 -> {cfg.hidden} -> 1 {cfg.activation}; positions "
+        return (f"{NETWORK_HEADER} {self.architecture()}; positions "
                 f"{cfg.positions} ({self.set_size}, {self.held_out_name()}); labels {labels.kind}"
                 f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; epochs "
                 f"{cfg.generations}; learning rate {cfg.learning_rate:g} drop {cfg.rate_drop:g} at "
@@ -211,7 +219,7 @@ class NetworkRun(PositionFitnessRun):
         """The network as the engine plays it: quantised, the trainer's numbers rounded."""
         net = self.trainer.network
         return NetworkGenome.from_float(self.trainer.epoch, net.w1, net.b1, net.w2, net.b2,
-                                        net.activation)
+                                        net.activation, psqt=net.psqt)
 
     def lineage(self, loss: float) -> str:
         cfg = self.config
