@@ -5,7 +5,7 @@
 # cut short (Ctrl-C, kill -9) is resumed where it stopped. `touch STOP` ends the loop
 # after the chunk being made.
 set -e
-first=${1:?the first chunk's seed}; last=${2:?the last chunk's seed}
+first=${1:?the seed of the first chunk}; last=${2:?the seed of the last chunk}
 mkdir -p data/selfplay
 for seed in $(seq "$first" "$last"); do
   [ -f STOP ] && { rm -f STOP; exit 0; }
