@@ -58,8 +58,9 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
         meta = {}
     fitted = meta.setdefault("fitted", {})
     changed = False
-    if fitted.get("k_result", {}).get("positions", len(positions)) != len(positions):
-        fitted.clear()          # fitted on the set before it grew (a chunk added, a run resumed)
+    if Path(set_path).is_dir() and fitted.get("k_result", {}).get("positions", len(positions)) != len(positions):
+        fitted.clear()          # fitted on the folder before a chunk was added (callers may
+                                # pass a file's subset: a file's fit is kept as it is)
     if fitted.get("k_result", {}).get("genome") != REFERENCE:
         from genchess.genome.genome_file import GENOMES_DIR, load_genome
         cp = positions.evaluate_cp(load_genome(GENOMES_DIR / REFERENCE))
