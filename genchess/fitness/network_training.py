@@ -298,6 +298,7 @@ class NetworkTrainer:
         self.fingerprint = _fingerprint(positions) + ("" if validation is None else
                                                       " validated on " + _fingerprint(test))
         self.train_part, self.held_out_part = _prepared(train, labels), _prepared(test, labels)
+        self.held_out_positions = test
         self.network = FloatNetwork.initial(hidden, activation, seed, psqt=psqt)
         arrays = self.network.arrays()
         self.m = {name: np.zeros_like(a) for name, a in arrays.items()}

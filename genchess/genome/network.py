@@ -70,6 +70,11 @@ QUANTISATION = re.compile(r"qa\s+([0-9]{1,6})\s*,\s*qb\s+([0-9]{1,6})\s*,\s*scal
 WEIGHTS = re.compile(r"([0-9]{1,12})\s+bytes\s*,\s*sha256\s+([0-9a-f]{64})", re.I)
 
 
+def architecture_text(hidden: int, activation: str, psqt: bool) -> str:
+    """The file's `Architecture:` text (the trainer's records say it the same way)."""
+    return f"768x2 -> {hidden} -> 1, {activation}" + (", psqt" if psqt else "")
+
+
 def weights_size(hidden: int, psqt: bool = False) -> int:
     """Bytes of the weights of a network with `hidden` units per side (and the
     piece-square term)."""
@@ -199,7 +204,7 @@ class NetworkGenome(CarriesSearchGenes):
 
     @property
     def architecture(self) -> str:
-        return f"768x2 -> {self.hidden} -> 1, {self.activation}" + (", psqt" if self.psqt is not None else "")
+        return architecture_text(self.hidden, self.activation, self.psqt is not None)
 
     # ------------------------------------------------------------ the file
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from genchess.files import write_atomically
 from genchess.genome import Genome, GenomeError, NetworkGenome, default_genome, load_genome
-from genchess.genome.network import ACTIVATIONS
+from genchess.genome.network import ACTIVATIONS, architecture_text
 from genchess.genome.run_files import NETWORK_HEADER, is_network_records
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings, check_labels)
@@ -104,7 +104,7 @@ def epoch_of(line: str) -> int:
 class NetworkRun(PositionFitnessRun):
     def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
         super().__init__(config, out, executor_factory, progress)
-        from genchess.fitness.network_training import NetworkTrainer, held_out_parts
+        from genchess.fitness.network_training import NetworkTrainer
         from genchess.fitness.positions import load_positions
         from genchess.fitness.scoring import fitted_labels
         cfg = config
@@ -121,7 +121,7 @@ class NetworkRun(PositionFitnessRun):
                                           validation=validation, psqt=cfg.psqt)
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: {e} ({cfg.positions})") from None
-        self.held_out_set = held_out_parts(positions, cfg.held_out, self.seed, validation)[1]
+        self.held_out_set = self.trainer.held_out_positions     # what the engine's loss is scored on
         self.set_size = len(positions)
         self.opponent = default_genome()
         self.best_loss = math.inf
@@ -169,7 +169,7 @@ class NetworkRun(PositionFitnessRun):
 
     def architecture(self) -> str:
         cfg = self.config
-        return f"768x2 -> {cfg.hidden} -> 1, {cfg.activation}" + (", psqt" if cfg.psqt else "")
+        return architecture_text(cfg.hidden, cfg.activation, cfg.psqt)
 
     def held_out_name(self) -> str:
         if self.config.validation is None:
