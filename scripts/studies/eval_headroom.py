@@ -10,6 +10,11 @@ Stockfish's classical evaluation is what a better hand-made-style evaluation cou
 still learn; to NNUE, what a static evaluation can know at all.
 
     python scripts/studies/eval_headroom.py [--genome G ...] [--positions SET] [--limit N] [--stockfish PATH]
+    python scripts/studies/eval_headroom.py --positions data/selfplay-validation --whole ...
+
+`--whole` scores every position of the set instead of its held-out tenth: for a set of
+other games kept for validation (data/selfplay-validation), where a share of the training
+set would flatter whatever learned from it.
 
 Needs Stockfish 15.1 or earlier (its `eval` command prints both evaluations;
 apt-get install stockfish). Without it, the genomes alone.
@@ -70,6 +75,8 @@ def main(argv=None) -> int:
                         "unified.genome, evolved.genome and the hand-set default.genome)")
     parser.add_argument("--positions", default=str(REPO / "genchess" / "data" / "positions.epd.gz"))
     parser.add_argument("--limit", type=int, default=0, help="score only the first N held-out positions")
+    parser.add_argument("--whole", action="store_true", help="score every position of the set, not "
+                        "its held-out tenth (a set of other games kept for validation)")
     parser.add_argument("--stockfish", help="Stockfish to ask (default: on PATH or in /usr/games)")
     args = parser.parse_args(argv)
     try:
@@ -82,7 +89,7 @@ def main(argv=None) -> int:
         sys.exit(f"eval_headroom: {args.positions}: {len(positions)} positions with mentor scores; "
                  f"needs a set made with --mentor")
     labels = fitted_labels(args.positions, positions, "mentor")
-    held_out = positions.split(0.1)[1]
+    held_out = positions if args.whole else positions.split(0.1)[1]
     if args.limit:
         held_out = held_out.subset(np.arange(min(args.limit, len(held_out))))
     target = sigmoid(held_out.mentor, labels.k_mentor)
@@ -97,8 +104,8 @@ def main(argv=None) -> int:
     else:
         print("eval_headroom: no Stockfish found; the genomes alone", file=sys.stderr)
     known = np.all([np.isfinite(cp) for cp in evaluators.values()], axis=0)
-    print(f"{int(known.sum())} held-out positions of {args.positions} (mentor: Stockfish's "
-          f"search; K_m {labels.k_mentor:g}); lower is better, 0.25 a coin toss")
+    print(f"{int(known.sum())} {'' if args.whole else 'held-out '}positions of {args.positions} "
+          f"(mentor: the set's search scores; K_m {labels.k_mentor:g}); lower is better, 0.25 a coin toss")
     print()
     print("| evaluation | mentor loss | best scale | mentor loss at best scale | result loss at best K |")
     print("|---|---:|---:|---:|---:|")
