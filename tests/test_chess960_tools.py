@@ -194,7 +194,9 @@ def test_turing_knows_when_chess960_castling_is_legal():
 @pytest.mark.parametrize("spec", ["random", "turing", "montecarlo"])
 def test_computer_players_play_chess960_games_python_chess_accepts(spec):
     players = [make_player(spec, seed, untimed_seconds=0.02) for seed in (1, 2)]
-    for number in (0, 959, 321):
+    # The Turing player's whole-width Python search takes some 12 s a game: one start
+    # position for it (the castling rules it needs have their own test above).
+    for number in (0,) if spec == "turing" else (0, 959, 321):
         record = play_game(*players, chess960_fen(number), max_plies=120, chess960=True)
         assert record.chess960 and record.start_fen == chess960_fen(number)
         assert record_problem(record, timed=False, max_plies=120) is None

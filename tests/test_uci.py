@@ -92,11 +92,13 @@ def test_mate_in_2_positions_are_what_the_tests_say():
 
 
 def test_self_play_games(launcher):
-    """Two games GenChess v GenChess at 1 s + 0.1 s from two openings, colours swapped."""
+    """Two games GenChess v GenChess at 1 s + 0.1 s from two openings, colours swapped, of at
+    most 140 plies: by then the clock lives on its increment."""
     a = launcher.genchess("uci", name="GenChess-A")
     b = launcher.genchess("uci", name="GenChess-B")
     records = run_match(Player("GenChess-A", a, True), Player("GenChess-B", b, True),
-                        opening_fens(2, seed=11), base=1.0, inc=0.1)
+                        opening_fens(2, seed=11), base=1.0, inc=0.1,
+                        max_plies=140)
     assert all(r.failure is None for r in records), [r.summary() for r in records]
 
 

@@ -42,11 +42,13 @@ def ping(engine: RawEngine, token: int, timeout: float = 10.0) -> list[str]:
 # ------------------------------------------------------------------ games
 
 def test_self_play_games(launcher):
-    """Two games GenChess v GenChess at 1 s + 0.1 s from two openings (via setboard)."""
+    """Two games GenChess v GenChess at 1 s + 0.1 s from two openings (via setboard), of at
+    most 140 plies: by then the clock lives on its increment."""
     a = launcher.genchess("xboard", name="GenChess-A")
     b = launcher.genchess("xboard", name="GenChess-B")
     records = run_match(Player("GenChess-A", a, True), Player("GenChess-B", b, True),
-                        opening_fens(2, seed=31), base=1.0, inc=0.1)
+                        opening_fens(2, seed=31), base=1.0, inc=0.1,
+                        max_plies=140)
     assert all(r.failure is None for r in records), [r.summary() for r in records]
 
 

@@ -531,8 +531,11 @@ class EvolveTrainer(PositionFitnessRun):
             self.bar.update(1)
             self.bar.set_postfix(loss=f"{loss:.5f}", held_out=f"{held:.5f}")
         if not self.config.quiet or g % 10 == 0:
+            # The best is ranked by what the optimiser minimises; with an L2 term that is
+            # more than the loss beside it, and the line says so.
+            l2 = " (loss + L2 term)" if self.config.l2 else ""
             self.say(f"generation {g}/{self.config.generations}: loss {loss:.6f} "
-                     f"(held-out {held:.6f}), best {self.best_loss:.6f}, "
+                     f"(held-out {held:.6f}), best {self.best_loss:.6f}{l2}, "
                      f"{time.monotonic() - started:.1f} s")
         return None
 
