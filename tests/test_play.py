@@ -5,7 +5,9 @@ python-chess), and command-line errors."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
+import threading
 import time
 
 import chess
@@ -226,34 +228,54 @@ def finish_silently(proc, timeout=30):
 
 
 def slow_human(args, moves, pause):
+    """Play `moves` as a person who thinks `pause` seconds after each prompt. The pause
+    starts when the prompt is seen, not when the previous move was typed: on a loaded
+    machine the program's start and its drawing would otherwise eat into (or, typed
+    ahead, hide) the person's time."""
     command, env = genchess("play", *args)
     proc = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE)
+    seen = bytearray()
+    prompts = threading.Semaphore(0)
+
+    def read_output():
+        while chunk := os.read(proc.stdout.fileno(), 4096):
+            before = seen.count(b"(Human) to move:")
+            seen.extend(chunk)
+            for _ in range(seen.count(b"(Human) to move:") - before):
+                prompts.release()
+        prompts.release()                   # the end: nobody waits for ever
+
+    reader = threading.Thread(target=read_output, daemon=True)
+    reader.start()
     for move in moves:
+        if not prompts.acquire(timeout=30) or proc.poll() is not None:
+            break
         time.sleep(pause)
         try:
-            proc.stdin.write(move + "\n")
+            proc.stdin.write(move.encode() + b"\n")
             proc.stdin.flush()
         except BrokenPipeError:
             break
     try:
-        proc.stdin.write("quit\n")
+        proc.stdin.write(b"quit\n")
         proc.stdin.close()
     except BrokenPipeError:
         pass
-    out = proc.stdout.read()
     proc.wait(timeout=60)
-    return out
+    reader.join(timeout=10)
+    return seen.decode()
 
 
 def test_moves_per_control_tops_the_clock_up():
-    # 1 s for every 2 moves; 0.4 s a move: without the top-up the flag falls at move 3.
+    # 1 s for every 2 moves; 0.3 s a move: without the top-up the flag falls by move 4,
+    # with it each control keeps 0.4 s for the program's own work on a loaded machine.
     # A script from the same seed: random's replies are known in advance.
     lines, _, _ = scripted_game(seed=5, max_plies=8)
     out = slow_human(["human", "random", "--seed", "5", "--time", "1", "--moves", "2"],
-                     lines[:4], pause=0.4)
+                     lines[:4], pause=0.3)
     assert "forfeits" not in out and "Game abandoned" in out
-    out = slow_human(["human", "random", "--seed", "5", "--time", "1"], lines[:4], pause=0.4)
+    out = slow_human(["human", "random", "--seed", "5", "--time", "1"], lines[:4], pause=0.3)
     assert "White forfeits on time" in out
 
 
