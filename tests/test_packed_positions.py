@@ -177,6 +177,42 @@ def test_a_folder_of_chunks_reads_as_one_set_each_position_once(tmp_path):
     assert labels.kind == again.kind
 
 
+def test_a_sets_fitted_k_follows_its_files_not_the_positions_passed(tmp_path):
+    import json
+    from genchess.fitness.scoring import fitted_labels, set_key, sidecar_path
+    folder = tmp_path / "chunks"
+    folder.mkdir()
+    positions = small_set()
+    positions.subset(slice(0, 3)).write(folder / "a.gcpos")
+    positions.subset(slice(3, 5)).write(folder / "b.gcpos")
+    whole = load_positions(folder)
+    fitted_labels(folder, whole)
+    stored = json.loads(sidecar_path(folder).read_text())["fitted"]
+    assert stored["set"] == set_key(folder) and stored["k_result"]["positions"] == 5
+    fitted_labels(folder, whole.subset(slice(0, 2)))       # a caller's subset: the fit stays
+    assert json.loads(sidecar_path(folder).read_text())["fitted"] == stored
+    # A sidecar from before the key: kept (and stamped) when its count matches...
+    old = dict(stored)
+    del old["set"]
+    sidecar_path(folder).write_text(json.dumps({"fitted": old}))
+    fitted_labels(folder, whole)
+    assert json.loads(sidecar_path(folder).read_text())["fitted"] == stored
+    # ...and a file's old fit is kept whatever is passed (it was fitted on the file).
+    single = tmp_path / "one.gcpos"
+    positions.write(single)
+    fitted_labels(single, positions)
+    first = json.loads(sidecar_path(single).read_text())["fitted"]
+    del first["set"]
+    first["k_result"]["K"] = 1.2345                       # marks the old fit
+    sidecar_path(single).write_text(json.dumps({"fitted": first}))
+    assert fitted_labels(single, positions.subset(slice(0, 2))).k_result == 1.2345
+    # A grown file is fitted again.
+    PositionSet.from_fens(FENS + ["8/8/8/8/8/8/8/K5kq w - - 0 1"],
+                          ["1-0", "1/2-1/2", "0-1", "1/2-1/2", "0-1", "0-1"]).write(single)
+    assert fitted_labels(single, load_positions(single)).k_result != 1.2345
+    assert json.loads(sidecar_path(single).read_text())["fitted"]["k_result"]["positions"] == 6
+
+
 def test_a_folder_without_a_set_is_named(tmp_path):
     (tmp_path / "readme.txt").write_text("x")
     with pytest.raises(PositionSetError, match="no position set in it"):

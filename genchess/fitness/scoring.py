@@ -11,7 +11,9 @@ K is a property of the set: it is fitted once, with the reference genome
 (evolved.genome, the default genome when the first sets were fitted, kept so that
 a set's K does not move when the default changes), and stored in the set's sidecar file
 (`<set>.json`, under "fitted"), so every run on a set scores against the same K
-(Texel's method); the mentor's K_m likewise, from the mentor's own scores.
+(Texel's method); the mentor's K_m likewise, from the mentor's own scores. The fit
+belongs to the set's files (set_key: names and sizes), so a chunk added to a folder
+has it fitted again, and a caller that passes part of the set does not.
 
 Trainers score through their executor (`ScoreJob`, `score_job`), a few genomes a
 job: a worker builds the set's features once and keeps them for the next job
@@ -32,7 +34,7 @@ import numpy as np
 from genchess.files import write_atomically
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels, fit_k
-from genchess.fitness.positions import PositionSet, load_positions
+from genchess.fitness.positions import PositionSet, load_positions, set_files
 
 REFERENCE = "evolved.genome"            # the genome K is fitted with (genchess/genomes/)
 WORST = 1.0                             # the loss of a vector no genome can be made of
@@ -47,20 +49,38 @@ def sidecar_path(set_path: str | Path) -> Path:
     return path / "fitted.json" if path.is_dir() else Path(str(set_path) + ".json")
 
 
+def set_key(set_path: str | Path) -> str:
+    """What a set's fitted K belongs to: the names and sizes of its files (the folder's
+    chunk files, or the one file), hashed. Adding a chunk or growing a file changes it;
+    reading a subset of the set does not."""
+    path = Path(set_path)
+    files = set_files(path) if path.is_dir() else [path]
+    listing = "\n".join(f"{f.name} {f.stat().st_size}" for f in files if f.exists())
+    return hashlib.sha256(listing.encode()).hexdigest()[:16]
+
+
 def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "result",
                   weight: float = 0.5) -> Labels:
     """The set's labels with its K (and K_m when it has mentor scores): read from the
-    sidecar, or fitted now and written there for every later run."""
+    sidecar, or fitted now on `positions` (the whole set, as the trainers pass it) and
+    written there for every later run, keyed by the set's files (set_key)."""
     path = sidecar_path(set_path)
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         meta = {}
     fitted = meta.setdefault("fitted", {})
-    changed = False
-    if Path(set_path).is_dir() and fitted.get("k_result", {}).get("positions", len(positions)) != len(positions):
-        fitted.clear()          # fitted on the folder before a chunk was added (callers may
-                                # pass a file's subset: a file's fit is kept as it is)
+    key = set_key(set_path)
+    changed = fitted.get("set") != key
+    if "set" not in fitted and "k_result" in fitted:
+        # A sidecar from before the key: a folder's fit counted its positions, so it
+        # stands if the count still matches; a file's fit was kept whatever was passed.
+        stale = Path(set_path).is_dir() and fitted["k_result"].get("positions") != len(positions)
+    else:
+        stale = changed
+    if stale:
+        fitted.clear()          # the set's files changed since the fit (a chunk added)
+    fitted["set"] = key
     if fitted.get("k_result", {}).get("genome") != REFERENCE:
         from genchess.genome.genome_file import GENOMES_DIR, load_genome
         cp = positions.evaluate_cp(load_genome(GENOMES_DIR / REFERENCE))
