@@ -28,11 +28,27 @@
 from libc.stdint cimport int16_t, int32_t, int64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
+import os
 from array import array
 
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport pop_lsb, popcount
 from genchess_core.position cimport set_fen
+
+cdef extern from "network_kernels.h" nogil:
+    # The per-node loops, in C so that they can be built for more than one CPU and
+    # chosen when the module loads (see the header).
+    ctypedef struct gc_network_kernels:
+        void (*update)(int16_t* acc, const int16_t* w1, int hidden, const int* added, int n_added,
+                       const int* removed, int n_removed) noexcept nogil
+        int64_t (*hidden_output)(const int16_t* us, const int16_t* them, const int16_t* w2,
+                                 int hidden, int qa, int squared) noexcept nogil
+    gc_network_kernels gc_kernels
+    const char* gc_choose_kernels(int allow_avx2)
+
+# Chosen once, before any search runs: "avx2" or "baseline".
+KERNELS = gc_choose_kernels(os.environ.get("GENCHESS_NETWORK_KERNELS") != "baseline").decode()
+
 
 cdef enum:
     # |evaluation| in centipawns is kept below this: far from the mate scores, and
@@ -48,32 +64,24 @@ cdef inline int input_index(int perspective, int piece, int sq) noexcept nogil:
     return (piece + 6 if piece < 6 else piece - 6) * 64 + (sq ^ 56)
 
 
-cdef inline void add_column(int16_t* acc, const int16_t* column, int hidden) noexcept nogil:
-    cdef int i
-    for i in range(hidden):         # vectorised by the compiler (int16 lanes)
-        acc[i] = <int16_t>(acc[i] + column[i])
-
-
-cdef inline void sub_column(int16_t* acc, const int16_t* column, int hidden) noexcept nogil:
-    cdef int i
-    for i in range(hidden):
-        acc[i] = <int16_t>(acc[i] - column[i])
-
-
 cdef void refresh(const Position* p, const NetworkParams* n, NetworkAccumulator* a) noexcept nogil:
-    cdef int c, piece, sq, index, h = n.hidden
+    cdef int c, piece, sq, index, count
+    cdef int inputs[64]
     cdef U64 b
     for c in range(2):
-        memcpy(a.acc[c], n.b1, h * sizeof(int16_t))
+        memcpy(a.acc[c], n.b1, n.hidden * sizeof(int16_t))
         a.psqt[c] = 0
+        count = 0
         for piece in range(12):
             b = p.bb[piece]
             while b:
                 sq = pop_lsb(&b)
                 index = input_index(c, piece, sq)
-                add_column(a.acc[c], n.w1 + index * h, h)
+                inputs[count] = index
+                count += 1
                 if n.psqt != NULL:
                     a.psqt[c] += n.psqt[index]
+        gc_kernels.update(a.acc[c], n.w1, n.hidden, inputs, count, NULL, 0)
     memcpy(a.bb, p.bb, sizeof(a.bb))
     a.valid = 1
 
@@ -82,7 +90,9 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
                              NetworkAccumulator* a) noexcept nogil:
     """Bring a's accumulators to p's army: the pieces that differ from the army
     they hold, or all of p's pieces when that is fewer."""
-    cdef int piece, sq, c, index, changed = 0, h = n.hidden
+    cdef int piece, sq, c, index, changed = 0, n_added = 0, n_removed = 0
+    cdef int added[2][64]           # each perspective's inputs (at most one a square)
+    cdef int removed[2][64]
     cdef U64 gone, come
     if a.valid:
         for piece in range(12):
@@ -97,47 +107,21 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
             sq = pop_lsb(&gone)
             for c in range(2):
                 index = input_index(c, piece, sq)
-                sub_column(a.acc[c], n.w1 + index * h, h)
+                removed[c][n_removed] = index
                 if n.psqt != NULL:
                     a.psqt[c] -= n.psqt[index]
+            n_removed += 1
         while come:
             sq = pop_lsb(&come)
             for c in range(2):
                 index = input_index(c, piece, sq)
-                add_column(a.acc[c], n.w1 + index * h, h)
+                added[c][n_added] = index
                 if n.psqt != NULL:
                     a.psqt[c] += n.psqt[index]
+            n_added += 1
         a.bb[piece] = p.bb[piece]
-
-
-cdef inline int32_t crelu_dot(const int16_t* acc, const int16_t* w, int hidden, int qa) noexcept nogil:
-    cdef int32_t total = 0
-    cdef int i, v
-    for i in range(hidden):
-        v = acc[i]
-        v = 0 if v < 0 else (qa if v > qa else v)
-        total += v * w[i]
-    return total
-
-
-cdef inline int64_t screlu_dot(const int16_t* acc, const int16_t* w, int hidden, int qa) noexcept nogil:
-    # v * w fits 16 bits (255 * 127 at the trainer's limits) and (v * w) * v 32 bits,
-    # so the products are the vectorisable 16-by-16-bit kind; 128 of them fit a
-    # 32-bit sum, and the blocks add up in 64 bits.
-    cdef int64_t total = 0
-    cdef int32_t block
-    cdef int16_t v, vw
-    cdef int start, i, end
-    for start in range(0, hidden, 128):
-        block = 0
-        end = start + 128 if start + 128 < hidden else hidden
-        for i in range(start, end):
-            v = acc[i]
-            v = 0 if v < 0 else (qa if v > qa else v)
-            vw = <int16_t>(v * w[i])
-            block += <int32_t>vw * v
-        total += block
-    return total
+    for c in range(2):
+        gc_kernels.update(a.acc[c], n.w1, n.hidden, added[c], n_added, removed[c], n_removed)
 
 
 cdef inline int64_t c_div(int64_t a, int64_t b) noexcept nogil:
@@ -150,11 +134,8 @@ cdef int network_output(const NetworkParams* n, const NetworkAccumulator* a, int
     """The evaluation from `side`'s view, internal units, from a's accumulators."""
     cdef int h = n.hidden
     cdef int64_t out, cp_units, limit = <int64_t>NETWORK_CP_LIMIT * n.scale_cp
-    if n.activation == ACTIVATION_SCRELU:
-        out = c_div(screlu_dot(a.acc[side], n.w2, h, n.qa) + screlu_dot(a.acc[side ^ 1], n.w2 + h, h, n.qa),
-                    n.qa) + n.b2
-    else:
-        out = <int64_t>crelu_dot(a.acc[side], n.w2, h, n.qa) + crelu_dot(a.acc[side ^ 1], n.w2 + h, h, n.qa) + n.b2
+    out = gc_kernels.hidden_output(a.acc[side], a.acc[side ^ 1], n.w2, h, n.qa,
+                                   n.activation == ACTIVATION_SCRELU) + n.b2
     if n.psqt != NULL:
         out += c_div(<int64_t>a.psqt[side] - a.psqt[side ^ 1], 2)
     cp_units = c_div(out * n.scale * n.scale_cp, <int64_t>n.qa * n.qb)

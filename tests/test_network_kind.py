@@ -86,6 +86,36 @@ def test_the_c_evaluation_is_the_network(activation, psqt):
         assert evaluate_board(Board(board.fen()), packed) == reference(net, board), board.fen()
 
 
+@pytest.mark.parametrize("activation", ["crelu", "screlu"])
+def test_the_baseline_and_the_chosen_loops_agree_with_the_reference(activation, tmp_path):
+    """The loops are built for the baseline CPU and, on x86-64, for AVX2, one chosen
+    when the module loads: both give the reference's numbers, with more units than
+    one 128-unit block and a width that is not a multiple of the wider vectors."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from genchess_core.eval_network import KERNELS
+    net = random_network(hidden=144, activation=activation, seed=13, psqt=True)
+    boards = random_positions(30, seed=21)
+    fens = [board.fen() for board in boards]
+    chosen, _ = network_evaluations(net.pack(), fens)
+    assert chosen == [reference(net, board) for board in boards]
+    (tmp_path / "net.genome").write_text(net.to_text())
+    script = ("import json, sys\n"
+              "from genchess.genome import open_genome\n"
+              "from genchess_core.eval_network import KERNELS, network_evaluations\n"
+              "net = open_genome(sys.argv[1])\n"
+              "print(json.dumps([KERNELS, network_evaluations(net.pack(), json.load(sys.stdin))[0]]))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "net.genome")], input=json.dumps(fens),
+                          capture_output=True, text=True,
+                          env={**os.environ, "GENCHESS_NETWORK_KERNELS": "baseline"})
+    assert done.returncode == 0, done.stderr
+    name, baseline = json.loads(done.stdout)
+    assert name == "baseline" and KERNELS in ("baseline", "avx2")
+    assert baseline == chosen
+
+
 def test_a_network_sees_both_colours_alike():
     """A perspective network scores a position and its colour-flipped mirror the
     same for the side to move: it has no colour, only sides."""
