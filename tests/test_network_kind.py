@@ -96,6 +96,8 @@ def test_the_baseline_and_the_chosen_loops_agree_with_the_reference(activation, 
     import subprocess
     import sys
     from genchess_core.eval_network import KERNELS
+    # The child runs outside the clone: from its root, `-c` would import the source
+    # folder genchess_core (no built modules in a non-editable install) over the installed one.
     net = random_network(hidden=144, activation=activation, seed=13, psqt=True)
     boards = random_positions(30, seed=21)
     fens = [board.fen() for board in boards]
@@ -108,7 +110,7 @@ def test_the_baseline_and_the_chosen_loops_agree_with_the_reference(activation, 
               "net = open_genome(sys.argv[1])\n"
               "print(json.dumps([KERNELS, network_evaluations(net.pack(), json.load(sys.stdin))[0]]))\n")
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "net.genome")], input=json.dumps(fens),
-                          capture_output=True, text=True,
+                          capture_output=True, text=True, cwd=tmp_path,
                           env={**os.environ, "GENCHESS_NETWORK_KERNELS": "baseline"})
     assert done.returncode == 0, done.stderr
     name, baseline = json.loads(done.stdout)
