@@ -126,7 +126,8 @@ def cmd_eval(args):
     except FenError as e:
         print(f"genchess eval: {e}", file=sys.stderr)
         return 2
-    name = args.genome or "the default genome (unified.genome)"
+    from genchess.genome.genome_file import DEFAULT_GENOME_PATH
+    name = args.genome or f"the default genome ({DEFAULT_GENOME_PATH.name})"
     print(format_explanation(explain(genome, board),
                          f"{board.fen()}\n{name}, kind {genome.KIND}\n"))
     return 0
@@ -180,7 +181,7 @@ def _positive(text):
     return value
 
 
-def add_engine_options(parser, suppress=False, default_genome="the shipped genomes/unified.genome"):
+def add_engine_options(parser, suppress=False, default_genome="the shipped genomes/network.genome"):
     """Options of the playing engine; on subcommands they default to SUPPRESS so
     that `genchess --hash 64 uci` and `genchess uci --hash 64` both work.
     `default_genome` says in the help which genome runs without --genome."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from genchess import levels
-from genchess.genome import Genome, hand_set_genome
+from genchess.genome import Genome, hand_set_genome, is_default_genome, levels_genome
 from genchess.genome.search_genes import search_genes
 from genchess.timeman import GuiLag, Limits, allocate
 from genchess_core import Board, STARTING_FEN
@@ -184,12 +184,18 @@ class Engine(BackgroundSearch):
         self.genome: Genome
         # Without a genome, the library's engine is the hand-set Genetic Chess one
         # (benchmarks and tests depend on it); the command line and the protocols
-        # name the default genome (unified.genome) themselves.
+        # name the default genome (genome_file.DEFAULT_GENOME_PATH) themselves.
+        self.chosen_genome: Genome           # what the caller named; self.genome is what plays
         self.set_genome(genome or hand_set_genome())
 
     # ---------------------------------------------------------------- setup
 
     def set_genome(self, genome: Genome) -> None:
+        """Play `genome`; at a strength level the default genome hands over to the
+        genome the levels were calibrated with (genome_file.LEVELS_GENOME_PATH)."""
+        self.chosen_genome = genome
+        if self.skill < levels.MAX_SKILL and is_default_genome(genome):
+            genome = levels_genome()
         self.genome = genome
         packed = genome.pack()
         self.look_ahead = (packed["mean_game_length"], packed["game_length_uncertainty"])
@@ -218,9 +224,12 @@ class Engine(BackgroundSearch):
     def set_skill(self, skill: float) -> None:
         """Play at this strength level (0 to 20; 20, the default, is full strength)."""
         try:
-            self.skill = levels.check_skill(skill)
+            skill = levels.check_skill(skill)
         except ValueError as e:
             raise ValueError(f"skill {e}") from None
+        at_level, self.skill = self.skill < levels.MAX_SKILL, skill
+        if (skill < levels.MAX_SKILL) != at_level and is_default_genome(self.chosen_genome):
+            self.set_genome(self.chosen_genome)
 
     def new_game(self) -> None:
         self.searcher.clear()

@@ -53,8 +53,10 @@ class Measured:
     chained: bool = False
 
 
-# The calibration gauntlets: 10+0.1 against Stockfish's UCI_Elo levels with the default
-# genome, game pairs, no adjudication (docs/play.md#strength-levels has the commands).
+# The calibration gauntlets: 10+0.1 against Stockfish's UCI_Elo levels with unified.genome
+# (the default genome then; a level still plays it in place of today's default:
+# genome_file.LEVELS_GENOME_PATH), game pairs, no adjudication (docs/play.md#strength-levels
+# has the commands).
 # Skills 0 and 2 lose nearly every game to Stockfish 1350, so they were rated against it
 # and the measured levels (genchess/data/levels-gauntlet.cfg); skill 0 also against skill 2.
 CALIBRATION: tuple[Measured, ...] = (

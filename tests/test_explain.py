@@ -16,7 +16,7 @@ from genchess_core.searcher import Searcher
 from engine_helpers import PACKAGE_DATA, genchess_command, random_fens
 
 GENOMES = PACKAGE_DATA.parent / "genomes"
-SHIPPED = ["unified.genome", "default.genome", "genetic-positions.genome", "evolved.genome",
+SHIPPED = ["network.genome", "unified.genome", "default.genome", "genetic-positions.genome", "evolved.genome",
            "material-positions.genome", "pvt-positions.genome", "pvt-textbook.genome"]
 
 
@@ -77,6 +77,12 @@ def test_the_table_shows_the_phase_and_the_total():
 
 def test_genchess_eval_prints_the_table_and_names_a_bad_fen():
     command, env = genchess_command("eval", "8/5k2/8/3P4/8/8/5K2/8 w - - 0 1")
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "the default genome (network.genome), kind network" in done.stdout
+    assert "| white pawn d5" in done.stdout and "| total" in done.stdout
+    command, env = genchess_command("eval", "--genome", str(GENOMES / "unified.genome"),
+                                    "8/5k2/8/3P4/8/8/5K2/8 w - - 0 1")
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "passed pawn" in done.stdout and "phase 0 of 24" in done.stdout

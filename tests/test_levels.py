@@ -16,7 +16,8 @@ from engine_helpers import (assert_xboard_plays_a_legal_first_move, genchess_com
                             uci_session, xboard_session)
 from genchess import levels
 from genchess.engine import Engine
-from genchess.genome import default_genome
+from genchess.genome import default_genome, levels_genome, load_genome
+from genchess.genome.genome_file import GENOMES_DIR
 from genchess.options import ELO_RANGE, OptionError, Settings
 from genchess.timeman import Limits
 
@@ -89,7 +90,7 @@ def test_a_level_searches_its_node_budget_and_plays_legal_moves():
 
 
 def test_a_level_sometimes_plays_a_second_best_move_but_takes_a_mate():
-    full, weak = Engine(default_genome()), Engine(default_genome())
+    full, weak = Engine(levels_genome()), Engine(default_genome())     # the levels' genome both
     weak.set_skill(0)
     weak.level_rng.seed(11)
     differ = 0
@@ -104,6 +105,28 @@ def test_a_level_sometimes_plays_a_second_best_move_but_takes_a_mate():
         weak.level_rng.seed(seed)
         weak.set_position(MATE_IN_ONE)
         assert weak.search(Limits(movetime=1000)).bestmove == "a1a8"
+
+
+def test_a_level_plays_the_genome_it_was_calibrated_with():
+    """The ratings of the levels were measured with unified.genome: a level plays it in
+    place of the default genome (whose stronger evaluation would play above the rating
+    the level names), and any genome the user chose as it is."""
+    engine = Engine(default_genome())
+    assert engine.genome.KIND == "network"
+    engine.set_skill(7)
+    assert engine.genome == levels_genome() and engine.chosen_genome == default_genome()
+    engine.set_skill(12)
+    assert engine.genome == levels_genome()
+    engine.set_skill(levels.MAX_SKILL)
+    assert engine.genome == default_genome()
+    engine.set_skill(3)
+    engine.set_genome(default_genome())
+    assert engine.genome == levels_genome()
+    chosen = load_genome(GENOMES_DIR / "evolved.genome")
+    engine.set_genome(chosen)
+    assert engine.genome == chosen
+    engine.set_skill(levels.MAX_SKILL)
+    assert engine.genome == chosen
 
 
 def test_analysis_stays_at_full_strength():

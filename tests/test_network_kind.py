@@ -274,8 +274,8 @@ def test_a_packed_network_that_fails_to_load_leaves_the_searcher_as_it_was():
         with pytest.raises(ValueError):
             searcher.set_genome({**net.pack(), **broken})
         assert searcher.evaluate(board) == before
-    from genchess.genome import default_genome
-    unified = default_genome().pack()
+    from genchess.genome import levels_genome
+    unified = levels_genome().pack()
     searcher.set_genome(unified)                    # another kind first, then a broken network
     with pytest.raises(ValueError):
         searcher.set_genome({**net.pack(), "network_hidden": 17})

@@ -63,7 +63,7 @@ def test_an_spsa_run_records_each_iteration_and_its_genome_plays(tmp_path):
     assert best == read_genomes(tmp_path / "run.txt_best.genome")[0]
     assert set(best.search) == set(header["numbers"])
     start = read_genomes(tmp_path / "run.txt_start.genome")[0]
-    assert start.search == {} and start.mg == best.mg      # only the search genes moved
+    assert start.search == {} and start.copy(best.id).with_search(best.search) == best   # only the search genes moved
 
 
 def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path):
@@ -118,7 +118,11 @@ def test_frozen_numbers_stay_and_a_kinds_own_numbers_tune_too(tmp_path):
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"tune": "rfp_margn"}, "tune: 'rfp_margn' is neither a search gene nor a group"),
+    ({"tune": "rfp_margn", "initial genomes": str(Path(__file__).parents[1] / "genchess" / "genomes"
+                                                  / "unified.genome")},
+     "tune: 'rfp_margn' is neither a search gene nor a group"),
+    ({"tune": "material"}, "tune: 'material' is not a search gene, and a network genome's own "
+                           "numbers are trained on positions"),
     ({"freeze": "aspiration_width"}, "freeze: 'aspiration_width' is not among the tuned numbers"),
     ({"optimiser": "ga", "r end": "0.01"}, "r end is spsa's, not ga's"),
 ])

@@ -17,6 +17,7 @@ Still Alive lines), so a file we wrote is written back byte for byte.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +33,14 @@ GENOMES_DIR = package_file("genomes")
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
 # `genchess bench` and the genome the search's changes are measured with.
 HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"
-# What GenChess plays when no genome is named: the unified genome, evolved on positions,
-# which beat the earlier default (evolved.genome, the Kendall-Whitwell material genome
-# that had beaten the hand-set one) by SPRT at 10+0.1 (docs/unified.md).
-DEFAULT_GENOME_PATH = GENOMES_DIR / "unified.genome"
+# What GenChess plays when no genome is named: the network trained on GenChess's own
+# positions, which beat the earlier default (unified.genome, the three designs' terms
+# evolved on positions, which had beaten evolved.genome) by SPRT at 10+0.1 (docs/network.md).
+DEFAULT_GENOME_PATH = GENOMES_DIR / "network.genome"
+# What the strength levels play in place of the default genome: their ratings
+# (levels.CALIBRATION) were measured with it, and a stronger evaluation searching the same
+# node budgets would play above the rating each level names.
+LEVELS_GENOME_PATH = GENOMES_DIR / "unified.genome"
 
 
 @dataclass
@@ -202,6 +207,23 @@ def write_still_alive(pool: int, ids: list[int], fileobj: IO[str]) -> None:
 def default_genome() -> Genome:
     """What GenChess plays when no genome is named (a fresh copy on every call)."""
     return load_genome(DEFAULT_GENOME_PATH)
+
+
+@functools.cache
+def _shipped_default() -> Genome:
+    """The default genome, read once, for comparisons only (never handed out: genomes
+    are mutable)."""
+    return load_genome(DEFAULT_GENOME_PATH)
+
+
+def is_default_genome(genome: Genome) -> bool:
+    """Whether `genome` is the shipped default (however it was named: by default or by path)."""
+    return genome == _shipped_default()
+
+
+def levels_genome() -> Genome:
+    """What a strength level plays when the default genome is chosen (a fresh copy)."""
+    return load_genome(LEVELS_GENOME_PATH)
 
 
 def hand_set_genome() -> Genome:

@@ -135,6 +135,9 @@ def tuned_numbers(genome, names: list[str], freeze: list[str]) -> list[Number]:
         elif name in genes:
             picked = [name]
         else:
+            if not hasattr(genome, "number_spec"):
+                raise ValueError(f"{name!r} is not a search gene, and a {genome.KIND} genome's "
+                                 f"own numbers are trained on positions, not tuned by games")
             if spec is None:
                 spec = genome.number_spec()
             if name not in spec.groups:
