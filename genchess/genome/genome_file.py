@@ -209,11 +209,8 @@ def default_genome() -> Genome:
     return load_genome(DEFAULT_GENOME_PATH)
 
 
-@functools.cache
-def _shipped_default() -> Genome:
-    """The default genome, read once, for comparisons only (never handed out: genomes
-    are mutable)."""
-    return load_genome(DEFAULT_GENOME_PATH)
+# The default genome read once, for comparisons only (never handed out: genomes are mutable).
+_shipped_default = functools.cache(default_genome)
 
 
 def is_default_genome(genome: Genome) -> bool:
