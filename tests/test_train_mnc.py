@@ -394,3 +394,76 @@ def test_champion_interval_works_in_multi_niche_crowding(tmp_path):
     assert "Champion: " in proc.stdout
     champion = tmp_path / "run.db_champion.genome"
     assert champion.exists() and open_genome(champion).KIND == "pvt"
+
+
+# ------------------------------------------------------------------ tables inside a host evaluation
+
+GENOMES = Path(__file__).resolve().parents[1] / "genchess" / "genomes"
+
+
+def test_a_host_plays_the_chromosomes_tables_and_keeps_every_other_number():
+    host = load_genome(GENOMES / "unified.genome")
+    chromosome = pvt(5, genome_id=9)
+    player = host.hosting(chromosome)
+    assert player.id == 9 and player.KIND == "unified"
+    for piece in ("pawn", "knight", "bishop", "king"):
+        for phase in ("mg", "eg"):
+            assert player.group(piece, phase) == chromosome.table(piece, phase)
+    for piece in ("rook", "queen"):             # the paper's end game uses the middle game's table
+        assert player.group(piece, "eg") == player.group(piece, "mg") == chromosome.table(piece, "mg")
+    for group in ("material", "mobility knight", "passed pawn", "king zone", "tempo"):
+        assert player.group(group, "mg") == host.group(group, "mg")
+        assert player.group(group, "eg") == host.group(group, "eg")
+    assert player.search_pawn == host.search_pawn and player.search == host.search
+    # Only the tables moved: the host's own tables, hosted, give its middle game back.
+    own = PvtGenome(1, [v for piece, phase in TABLES for v in host.group(piece, phase)])
+    assert host.hosting(own).mg == host.mg
+
+
+@pytest.mark.parametrize("keys, line, problem", [
+    (dict(host_genome=str(GENOMES / "evolved.genome")), 7, "is a material genome; only a unified genome"),
+    (dict(host_genome=str(GENOMES / "unified.genome"), evolve_material="yes"), 8,
+     "evolve material: not with a host genome \\(line 7\\): the host's material stays"),
+    (dict(host_genome="no-such.genome"), 7, "host genome 'no-such.genome' not found"),
+    (dict(host_genome=str(GENOMES / "unified.genome"), positions="set.epd"), 8,
+     "positions: not with a host genome \\(line 7\\): a hosted chromosome is judged by games"),
+])
+def test_a_bad_host_genome_names_file_and_line(tmp_path, keys, line, problem):
+    (tmp_path / "set.epd").write_text('8/8/8/8/8/8/k7/K7 w - - c9 "1/2-1/2";\n')
+    keys = dict(keys)
+    if "positions" in keys:
+        keys["positions"] = str(tmp_path / keys["positions"])
+    path = write_config(tmp_path, **keys)
+    with pytest.raises(ConfigError, match=f"{path}:{line}: .*{problem}"):
+        parse_config(path)
+
+
+def test_a_hosted_run_plays_inside_its_host_and_keeps_to_it(tmp_path):
+    host = GENOMES / "unified.genome"
+    config = write_config(tmp_path, population="4", games_per_player="1", generations="1",
+                          host_genome=str(host))
+    proc = train(str(config))
+    assert proc.returncode == 0, proc.stderr
+    assert f"playing inside {host}'s evaluation" in proc.stdout
+    db = tmp_path / "run.db"
+    best = open_genome(db)
+    assert best.KIND == "unified"
+    reader_best = sqlite3.connect(db).execute(
+        "SELECT chromosome FROM population WHERE generation=0 ORDER BY fitness DESC, chromosome "
+        "LIMIT 1").fetchone()[0]
+    assert best == load_genome(host).hosting(open_chromosome(db, reader_best))
+    # Resumed without its host (or with another), the database is refused, untouched.
+    before = db.read_bytes()
+    proc = train(str(write_config(tmp_path, population="4", games_per_player="1", generations="2")))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "evolved with another host genome, not with no host genome" in proc.stderr
+    assert db.read_bytes() == before
+
+
+def open_chromosome(db, chromosome_id):
+    from genchess.genome.run_files import ChromosomeReader
+    reader = ChromosomeReader(db)
+    try:
+        return reader.chromosome(chromosome_id)
+    finally:
+        reader.close()

@@ -35,8 +35,9 @@ from pathlib import Path
 
 from genchess.console import shortened, whole_number
 
-from .genome_file import default_genome, load_genome, read_genome_file
+from .genome_file import default_genome, load_genome, parse_genome_text, read_genome_file
 from .kinds import GenomeError
+from .genome import Genome
 from .pvt import PvtGenome
 
 EVOLVE_HEADER = "# GenChess evolve run:"     # the first line of an evolve run's records
@@ -254,6 +255,23 @@ class ChromosomeReader:
         except (ValueError, AttributeError) as e:
             raise DatabaseError(f"{self.path}: chromosome {chromosome_id} is damaged ({shortened(str(e))})") from None
 
+    def host(self):
+        """The genome whose evaluation hosts the chromosomes' tables (a run with
+        `host genome = FILE`), or None: the chromosomes play as PVT genomes."""
+        text = self.meta().get("host")
+        if text is None:
+            return None
+        try:
+            return parse_genome_text(text, f"{self.path} (its host genome)").genomes[0]
+        except (GenomeError, IndexError) as e:
+            raise DatabaseError(f"{self.path}: its host genome is damaged ({shortened(str(e))})") from None
+
+    def player(self, chromosome_id: int):
+        """What chromosome `chromosome_id` plays as: its PVT genome, or inside the host."""
+        chromosome = self.chromosome(chromosome_id)
+        host = self.host()
+        return chromosome if host is None else host.hosting(chromosome)
+
     def parents(self, chromosome_id: int) -> tuple[int | None, int | None]:
         rows = self.query("SELECT parent_a, parent_b FROM chromosomes WHERE id=?", (chromosome_id,))
         return rows[0] if rows else (None, None)
@@ -275,16 +293,17 @@ class ChromosomeReader:
         return rows[0][0]
 
 
-def load_chromosome(path: str | Path, chromosome_id: int | None = None) -> PvtGenome:
-    """The chromosome to play with: by ID, or the best of the last complete generation."""
+def load_chromosome(path: str | Path, chromosome_id: int | None = None) -> Genome:
+    """The chromosome to play with: by ID, or the best of the last complete generation
+    (inside the run's host genome, if it had one)."""
     db = ChromosomeReader(path)
     try:
-        return db.chromosome(db.best_id() if chromosome_id is None else chromosome_id)
+        return db.player(db.best_id() if chromosome_id is None else chromosome_id)
     finally:
         db.close()
 
 
-def database_genome(path: Path, chromosome_id: int | None) -> PvtGenome | None:
+def database_genome(path: Path, chromosome_id: int | None) -> Genome | None:
     """What `genchess --genome DATABASE [--genome-id N]` plays (load_chromosome);
     None for a file that is not an SQLite database."""
     if not is_sqlite_file(path):

@@ -127,6 +127,20 @@ class UnifiedGenome(CarriesSearchGenes):
         values = self.mg if phase == "mg" else self.eg
         return values[first:first + length]
 
+    def hosting(self, chromosome) -> UnifiedGenome:
+        """This genome with its piece-square tables replaced by a PVT chromosome's,
+        under the chromosome's ID: Phoenix's tables evolved inside a whole evaluation,
+        as the paper evolved them inside CuckooChess's. Every other number is this
+        genome's (the chromosome's material is not used); the rook's and the queen's
+        end-game tables are their middle-game ones, as the chromosome has them."""
+        values = {"mg": list(self.mg), "eg": list(self.eg)}
+        for piece in TABLE_GROUPS:
+            first, length = GROUP[piece]
+            for phase in PHASES:
+                values[phase][first:first + length] = chromosome.table(piece, phase)
+        return UnifiedGenome(chromosome.id, values["mg"], values["eg"],
+                             self.search_pawn).with_search(self.search)
+
     # ------------------------------------------------------------ the file
 
     @classmethod

@@ -41,6 +41,13 @@ Choices the paper leaves open, and why:
   replace it, is its parents' mean until the next round robin measures it.
 - Niches are the clusters of the population under the similarity: two players
   closer than `niche radius` centipawns are in one niche (single linkage).
+- The paper evolved its tables inside CuckooChess's whole evaluation. `host genome
+  = FILE` (a unified genome) does the same here: each chromosome plays, and is
+  judged similar, as the host with its twelve tables replaced by the chromosome's
+  (the rook's and the queen's end-game tables are their middle-game ones) and every
+  other number the host's. Without it a chromosome plays alone, as a PVT genome
+  (material and tables only). The database keeps the host, so a chromosome loaded
+  from it plays inside it.
 
 Operators are plain functions, apart from the loop (`MncTrainer`), so each can be
 tested alone and the loop reads like the pseudocode above. Games run in parallel
@@ -60,7 +67,7 @@ from typing import Sequence
 import numpy as np
 
 from genchess.files import package_file
-from genchess.genome import Genome
+from genchess.genome import Genome, GenomeError, UnifiedGenome, load_genome
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL, TABLES, PvtGenome
 from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_all
@@ -96,6 +103,9 @@ MNC_KEYS = [
     Key("mutation size", "float", "standard deviation of a mutation, centipawns", "mutation_size", 0),
     Key("evolve material", "bool", "yes: the five material values evolve too; no: standard values",
         "evolve_material"),
+    Key("host genome", "file", "a unified genome whose evaluation plays each chromosome's tables "
+        "in place of its own, every other number kept (default: none; the chromosomes play as "
+        "PVT genomes)", "host_genome"),
     GENERATIONS,
     Key("unchanged generations", "int", "stop when the best chromosome is the same for this many "
         "generations", "unchanged_generations", 1),
@@ -129,6 +139,7 @@ class MncConfig(PositionSettings, CommonSettings):
     mutation_squares: int = 4
     mutation_size: float = 15.0
     evolve_material: bool = False
+    host_genome: Path | None = None
     generations: int = 1000
     unchanged_generations: int = 10
     small_change: float = 0.01
@@ -144,6 +155,13 @@ class MncConfig(PositionSettings, CommonSettings):
 
 def check_mnc(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
     check_labels(path, values, lines)
+    if "host genome" in values:
+        read_host(path, values["host genome"], lines["host genome"])
+        for key, why in (("evolve material", "the host's material stays"),
+                         ("positions", "a hosted chromosome is judged by games")):
+            if values.get(key):
+                raise ConfigError(f"{path}:{lines[key]}: {key}: not with a host genome "
+                                  f"(line {lines['host genome']}): {why}")
     for key in ("crossover rate", "small change"):
         if key in values and values[key] > 1:
             raise ConfigError(f"{path}:{lines[key]}: {key}: must be at most 1, not {values[key]:g}")
@@ -159,6 +177,19 @@ def check_mnc(path: Path, values: dict[str, object], lines: dict[str, int]) -> N
             Book(values["book file"]).close()
         except BookError as e:
             raise ConfigError(f"{path}:{lines['book file']}: {e}") from None
+
+
+def read_host(path: Path, host: Path, line: int | None = None) -> UnifiedGenome:
+    """The host genome a configuration names (at `line`): a unified genome, or a ConfigError."""
+    where = f"{path}:{line}" if line else str(path)
+    try:
+        genome = load_genome(host)
+    except GenomeError as e:
+        raise ConfigError(f"{where}: host genome: {e}") from None
+    if not isinstance(genome, UnifiedGenome):
+        raise ConfigError(f"{where}: host genome: {host} is a {genome.KIND} genome; only a "
+                          f"unified genome has piece-square tables to host a chromosome's")
+    return genome
 
 
 # ------------------------------------------------------------------ operators
@@ -213,7 +244,7 @@ def similarity_boards(path: Path = SIMILARITY_POSITIONS) -> list:
             if line.strip() and not line.startswith("#")]
 
 
-def behaviour(genome: PvtGenome, boards: list) -> np.ndarray:
+def behaviour(genome: Genome, boards: list) -> np.ndarray:
     """A player's behaviour: its static evaluations of the fixed positions, in
     centipawns from White's side (the same positions for every player)."""
     from genchess_core.evaluate import evaluate_boards
@@ -332,6 +363,7 @@ class MncTrainer(Run):
         if config.book_file:
             from genchess.book import Book
             self.book = Book(config.book_file)
+        self.host = None if config.host_genome is None else read_host(config.path, config.host_genome)
         self.labels = None
         if config.positions is not None:
             from genchess.fitness.positions import load_positions
@@ -362,14 +394,23 @@ class MncTrainer(Run):
             rng = random.Random(f"{self.seed}:init")
             material = STANDARD_MATERIAL
             genomes = [PvtGenome.random(rng, i + 1, *RANDOM_RANGE, material) for i in range(cfg.population)]
-            self.db.set_meta({"method": "multi-niche crowding", "seed": self.seed,
-                              "population": cfg.population})
+            meta = {"method": "multi-niche crowding", "seed": self.seed, "population": cfg.population}
+            if self.host is not None:
+                meta["host"] = self.host.to_text()
+            self.db.set_meta(meta)
             self.db.write_first_population(genomes)
             self.generation = 0
             self.population = genomes
+            inside = "" if self.host is None else f", playing inside {cfg.host_genome}'s evaluation"
             self.out(f"New population: {cfg.population} random PVT chromosomes in {cfg.database} "
-                     f"(seed {self.seed})")
+                     f"(seed {self.seed}{inside})")
         else:
+            if meta.get("host") != (None if self.host is None else self.host.to_text()):
+                had = "no host genome" if meta.get("host") is None else "another host genome"
+                asked = (f"host genome = {cfg.host_genome}" if self.host is not None
+                         else "no host genome")
+                raise DatabaseError(f"{cfg.database}: its chromosomes evolved with {had}, not with "
+                                    f"{asked}: give the run's own host, or a new database")
             if len(members) != cfg.population:
                 raise DatabaseError(f"{cfg.database}: holds a population of {len(members)} but the "
                                     f"configuration says population = {cfg.population}")
@@ -385,6 +426,10 @@ class MncTrainer(Run):
         self.best_values = [self.db.chromosome(i).values for i in self.best_ids]
         self.next_id = self.db.next_id()
 
+    def player(self, chromosome: PvtGenome) -> Genome:
+        """What a chromosome plays, and is judged similar, as."""
+        return chromosome if self.host is None else self.host.hosting(chromosome)
+
     # ------------------------------------------------------------ one generation
 
     def start_position(self, rng: random.Random) -> str | None:
@@ -398,7 +443,8 @@ class MncTrainer(Run):
         cfg = self.config
         pop = self.population
         pairs = round_robin_pairs(len(pop), cfg.games_per_player)
-        jobs = [self.job(pop[w], pop[b], self.start_position(rng), pool=0) for w, b in pairs]
+        jobs = [self.job(self.player(pop[w]), self.player(pop[b]), self.start_position(rng), pool=0)
+                for w, b in pairs]
         bar = self.progress_bar(f"generation {self.generation}", len(jobs)) if not cfg.quiet else None
         try:
             played = play_all(executor, jobs,
@@ -437,7 +483,7 @@ class MncTrainer(Run):
                                       cfg.evolve_material)
             child = PvtGenome(self.next_id, values, material)
             self.next_id += 1
-            child_behaviour = behaviour(child, self.boards)
+            child_behaviour = behaviour(self.player(child), self.boards)
             dead = replacement(child_behaviour, behaviours, fit, cfg.replacement_groups,
                                cfg.replacement_group_size, rng)
             offspring.append((child, (pop[a].id, pop[m].id)))
@@ -455,7 +501,7 @@ class MncTrainer(Run):
             fitness, games = self.play_round_robin(executor, rng)
         else:
             fitness, games = self.score_on_positions(executor), [0] * len(self.population)
-        behaviours = [behaviour(g, self.boards) for g in self.population]
+        behaviours = [behaviour(self.player(g), self.boards) for g in self.population]
         labels = niches(behaviours, cfg.niche_radius)
         best = max(range(len(fitness)), key=lambda i: (fitness[i], -self.population[i].id))
         next_pop, offspring = self.breed(fitness, behaviours, rng)
@@ -498,7 +544,7 @@ class MncTrainer(Run):
 
     def champion_candidate(self, first: bool) -> tuple[Genome, str]:
         """The fittest of the last round robin (the first champion too: no one to beat)."""
-        return self.db.chromosome(self.best_ids[-1]), f"the fittest of generation {self.generation - 1}"
+        return self.db.player(self.best_ids[-1]), f"the fittest of generation {self.generation - 1}"
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
         return self.job(white, black, fen, pool=-1)
