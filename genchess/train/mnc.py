@@ -544,7 +544,8 @@ class MncTrainer(Run):
 
     def champion_candidate(self, first: bool) -> tuple[Genome, str]:
         """The fittest of the last round robin (the first champion too: no one to beat)."""
-        return self.db.player(self.best_ids[-1]), f"the fittest of generation {self.generation - 1}"
+        return (self.player(self.db.chromosome(self.best_ids[-1])),
+                f"the fittest of generation {self.generation - 1}")
 
     def champion_job(self, white: Genome, black: Genome, fen: str | None) -> GameJob:
         return self.job(white, black, fen, pool=-1)
