@@ -87,3 +87,18 @@ def test_the_caller_chooses_its_own_error_with_the_same_message(tmp_path):
     with pytest.raises(OptionProblem, match=f"^cannot read genome file {missing}") as raised:
         open_genome(missing, error=OptionProblem)
     assert not isinstance(raised.value, GenomeError)
+
+
+def test_a_bare_name_is_a_shipped_genome_unless_a_file_has_that_name(tmp_path, monkeypatch):
+    from genchess.genome import load_genome
+    from genchess.genome.genome_file import GENOMES_DIR
+    monkeypatch.chdir(tmp_path)
+    shipped = load_genome(GENOMES_DIR / "unified-retuned.genome")
+    assert open_genome("unified-retuned") == shipped
+    assert open_genome("unified-retuned.genome") == shipped
+    write_genomes(tmp_path / "unified-retuned.genome", [5])       # a file of the user's wins
+    assert open_genome("unified-retuned.genome") == read_genomes(tmp_path / "unified-retuned.genome")[0]
+    with pytest.raises(GenomeError, match=r"unified-retune: no such file, nor a shipped genome .*unified-retuned\)"):
+        open_genome("unified-retune")
+    with pytest.raises(GenomeError, match="cannot read genome file sub/unified.genome"):
+        open_genome("sub/unified.genome")                         # a path is never a shipped name

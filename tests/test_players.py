@@ -111,6 +111,10 @@ def test_genetic_player_loads_file_and_id(tmp_path):
     bad.write_text("ID: x\nnonsense\n")
     with pytest.raises(PlayerSpecError, match="bad.genome"):
         make_player(f"genetic:{bad}")
+    from genchess.genome import load_genome
+    from genchess.genome.genome_file import GENOMES_DIR
+    assert make_player("genetic:unified-retuned").engine.genome == \
+        load_genome(GENOMES_DIR / "unified-retuned.genome")          # a shipped genome by name
 
 
 # ------------------------------------------------------------------ legality

@@ -4,6 +4,9 @@
 option, the players and the measuring commands call: no path is the default
 genome; a trainer's run file is the genome that run plays (below); any other file
 is a genome file (genome_file.load_genome: its last genome, or the one with the ID).
+A bare name that is no file here is a shipped genome's (`unified-retuned` or
+`unified-retuned.genome`: genchess/genomes/unified-retuned.genome), so an installed
+GenChess's genomes are named without knowing where pip put them.
 
 The run files are read here, in the genome package, although the trainers write
 them: reading a run's best genome is a few pure, read-only lines (a file's first
@@ -35,7 +38,7 @@ from pathlib import Path
 
 from genchess.console import shortened, whole_number
 
-from .genome_file import default_genome, load_genome, parse_genome_text, read_genome_file
+from .genome_file import GENOMES_DIR, default_genome, load_genome, parse_genome_text, read_genome_file
 from .kinds import GenomeError
 from .genome import Genome
 from .pvt import PvtGenome
@@ -60,6 +63,7 @@ def open_genome(path: str | Path | None, genome_id: int | None = None, error: ty
             if genome_id is not None:
                 raise GenomeError(f"genome ID {genome_id} needs a genome file")
             return default_genome()
+        path = shipped_genome_path(path)
         for reader in (database_genome, run_file_genome):
             genome = reader(Path(path), genome_id)
             if genome is not None:
@@ -69,6 +73,25 @@ def open_genome(path: str | Path | None, genome_id: int | None = None, error: ty
         if error is None:
             raise
         raise error(str(e)) from None
+
+
+def shipped_genomes() -> list[str]:
+    """The names of the genomes GenChess ships, without `.genome`."""
+    return sorted(p.stem for p in GENOMES_DIR.glob("*.genome"))
+
+
+def shipped_genome_path(path: str | Path) -> Path:
+    """`path` itself where it names a file (or a folder, or has one in it), else the
+    shipped genome of that name; a name that is neither is refused with the shipped
+    names, where a user most likely meant one of them."""
+    path = Path(path)
+    if path.exists() or len(path.parts) != 1:
+        return path
+    name = path.name.removesuffix(".genome")
+    if name in shipped_genomes():
+        return GENOMES_DIR / f"{name}.genome"
+    raise GenomeError(f"cannot read genome file {path}: no such file, nor a shipped genome "
+                      f"of that name ({', '.join(shipped_genomes())})")
 
 
 # ------------------------------------------------------------------ gene pool, kendall, evolve
