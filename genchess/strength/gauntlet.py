@@ -154,8 +154,10 @@ def plot(path: Path, engine: str, rows, fit) -> None:
     errs = np.array([1.96 * s.elo().stderr for _, s in rated])
     bars = np.array([np.minimum(errs, ys), np.minimum(errs, 1 - ys)])     # kept within [0, 1]
     ax.errorbar(xs, ys, yerr=bars, fmt="o", capsize=3, label="score against opponent (95%)")
-    for (a, _), x, y in zip(rated, xs, ys):
-        ax.annotate(a.name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    # Above and below in turn: neighbouring rungs with the same score would overwrite.
+    for i, ((a, _), x, y) in enumerate(zip(rated, xs, ys)):
+        ax.annotate(a.name, (x, y), textcoords="offset points", xytext=(4, 4 if i % 2 == 0 else -12),
+                    fontsize=8)
     lo, hi = min(list(xs) + [fit.rating]) - 300, max(list(xs) + [fit.rating]) + 300
     grid = np.linspace(lo, hi, 200)
     ax.plot(grid, [expected_score(fit.rating, r) for r in grid],
