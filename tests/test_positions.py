@@ -228,6 +228,17 @@ def test_play_genchess_end_to_end_and_a_killed_run_resumes_to_the_same_set(tmp_p
     assert positions_cmd(*PLAY[:3], "2", *PLAY[4:], "-o", str(grown)).returncode == 0
     assert positions_cmd(*PLAY, "-o", str(grown), "--resume").returncode == 0
     assert grown.read_bytes() == whole.read_bytes()
+    # ... and so does one made in another clone: the shipped openings are named by their
+    # place in the package (older sets wrote the clone's full path: still read as such).
+    elsewhere = tmp_path / "elsewhere.epd.gz"
+    assert positions_cmd(*PLAY[:3], "2", *PLAY[4:], "-o", str(elsewhere)).returncode == 0
+    sidecar = tmp_path / "elsewhere.epd.gz.json"
+    meta = json.loads(sidecar.read_text())
+    assert meta["recipe"]["openings"] == "genchess/data/openings.epd"
+    meta["recipe"]["openings"] = "/another/clone/genchess/data/openings.epd"
+    sidecar.write_text(json.dumps(meta))
+    assert positions_cmd(*PLAY, "-o", str(elsewhere), "--resume").returncode == 0
+    assert elsewhere.read_bytes() == whole.read_bytes()
     changed = positions_cmd(*PLAY, "--seed", "3", "-o", str(grown), "--resume")
     assert changed.returncode == 2 and "seed" in changed.stderr
 
@@ -354,17 +365,23 @@ def test_game_labels_keep_the_quiet_moves_positions_with_their_own_scores():
     assert counts["loud_move"] == 2 and counts["in_check"] == 1
 
 
-def test_game_labels_make_a_set_from_genchess_games_alone(tmp_path):
+def game_labelled_sets(tmp_path, name: str, *play) -> list[list[str]]:
+    """The set `--play genchess *play --mentor genchess:game` makes on one worker and on
+    two (tmp_path/NAME-1.epd, NAME-2.epd), as lines."""
     from genchess.files import package_file
     genome = str(package_file("genomes", "unified.genome"))
     sets = []
     for workers in ("1", "2"):
-        out = tmp_path / f"game-{workers}.epd"
-        done = positions_cmd("--play", "genchess", "--games", "3", "--nodes", "800", "--genome", genome,
-                             "--per-game", "200", "--mentor", "genchess:game", "--workers", workers,
-                             "-o", str(out))
+        out = tmp_path / f"{name}-{workers}.epd"
+        done = positions_cmd("--play", "genchess", *play, "--genome", genome, "--per-game", "200",
+                             "--mentor", "genchess:game", "--workers", workers, "-o", str(out))
         assert done.returncode == 0, done.stderr
         sets.append(lines_of(out))
+    return sets
+
+
+def test_game_labels_make_a_set_from_genchess_games_alone(tmp_path):
+    sets = game_labelled_sets(tmp_path, "game", "--games", "3", "--nodes", "800")
     assert sets[0] == sets[1] and len(sets[0]) > 3 * 20          # most of each game, any worker count
     for line in sets[0]:
         assert " ce " in line and not chess.Board(line.split(" c9 ")[0]).is_check(), line
@@ -373,3 +390,18 @@ def test_game_labels_make_a_set_from_genchess_games_alone(tmp_path):
     refused = positions_cmd("--play", "stockfish", "--games", "1", "--nodes", "100",
                             "--mentor", "genchess:game", "-o", str(tmp_path / "no.epd"))
     assert refused.returncode == 2 and "--play genchess alone" in refused.stderr
+
+
+def test_games_at_a_fixed_depth_are_labelled_and_the_same_on_any_worker_count(tmp_path):
+    sets = game_labelled_sets(tmp_path, "depth", "--games", "2", "--depth", "3")
+    assert sets[0] == sets[1] and len(sets[0]) > 2 * 10
+    meta = json.loads((tmp_path / "depth-1.epd.json").read_text())
+    assert meta["recipe"]["play"] == [["genchess", 2, {"depth": 3}]], meta["recipe"]
+    assert meta["engines"]["genchess"]["depth_per_move"] == 3 and "nodes_per_move" not in meta["engines"]["genchess"]
+    at_nodes = game_labelled_sets(tmp_path, "nodes", "--games", "2", "--nodes", "800")
+    assert at_nodes[0] != sets[0]
+    both = positions_cmd("--play", "genchess", "--games", "1", "--nodes", "800", "--depth", "3",
+                         "-o", str(tmp_path / "no.epd"))
+    assert both.returncode == 2 and "--nodes and --depth" in both.stderr and "Traceback" not in both.stderr
+    alone = positions_cmd("--depth", "3", "--pgn", str(tmp_path / "x.pgn"), "-o", str(tmp_path / "no.epd"))
+    assert alone.returncode == 2 and "need --play" in alone.stderr

@@ -27,11 +27,15 @@ def add_positions_arguments(p: argparse.ArgumentParser) -> None:
                         "*_games.txt, genchess match's)")
     p.add_argument("--play", metavar="ENGINE", choices=ENGINES, action="append", default=[],
                    help="play games: genchess or stockfish self-play (repeat for a mix; each "
-                        "--play takes the --games and --nodes given in the same order)")
+                        "--play takes the --games and --nodes (or --depth) given in the same order)")
     p.add_argument("--games", metavar="N", type=_count, action="append", default=[],
                    help="games to play for each --play (one value serves them all)")
     p.add_argument("--nodes", metavar="N", type=_positive, action="append", default=[],
                    help="nodes per move for each --play (default: genchess 5000, stockfish 20000)")
+    p.add_argument("--depth", metavar="N", type=_positive, action="append", default=[],
+                   help="instead of --nodes, a fixed depth per move for each --play: with "
+                        "--mentor genchess:game, labels as close to a deeper search as a node "
+                        "count's for about 30%% fewer nodes (docs/network.md)")
     p.add_argument("--genome", metavar="FILE", default=argparse.SUPPRESS,
                    help="genome of GenChess's games and of the quiescence search that resolves "
                         "every position (default: the shipped genomes/evolved.genome)")

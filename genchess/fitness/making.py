@@ -44,6 +44,7 @@ class PositionsJob:
     moves: tuple[str, ...]      # the given game's moves, or the opening's moves to play first
     result: str | None = None   # the given game's result
     nodes: int = 0              # per move, self-play
+    depth: int = 0              # per move, self-play, instead of nodes
     random_plies: int = 0       # random legal plies after the opening, self-play
     genome: str = ""            # genome file text: GenChess plays with it and resolves every position
     stockfish: str = "stockfish"
@@ -230,12 +231,13 @@ def searcher_for(genome_text: str, role: str, hash_mb: int):
 
 
 def play_genchess(job: PositionsJob, start: str, scored: bool = False):
-    """(moves, result, scores): GenChess against itself at `job.nodes` a move; with
+    """(moves, result, scores): GenChess against itself at `job.nodes` (or `job.depth`) a move; with
     `scored`, each move's search score in centipawns from the mover's side (None for
     none), else scores is None."""
     from genchess.parallel.worker import GameJob, play_job
     game = GameJob(white_id=job.number, black_id=job.number, white_genome=job.genome,
-                   black_genome=job.genome, start_fen=start, nodes=job.nodes, chess960=job.chess960)
+                   black_genome=job.genome, start_fen=start, nodes=job.nodes or None,
+                   depth=job.depth or None, chess960=job.chess960)
     scores: list[int | None] | None = [] if scored else None
     record = play_job(game, on_score=scores.append if scored else None).record
     return list(record.moves), record.result, scores
@@ -260,7 +262,7 @@ def stockfish_for(path: str):
 
 
 def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:
-    """Stockfish against itself at `job.nodes` per move. A new game object per game
+    """Stockfish against itself at `job.nodes` (or `job.depth`) per move. A new game object per game
     makes python-chess send ucinewgame, which clears Stockfish's hash and
     histories: the game depends on its start alone."""
     import chess
@@ -269,7 +271,7 @@ def play_stockfish(job: PositionsJob, start: str) -> tuple[list[str], str]:
     board = chess.Board(start, chess960=job.chess960)
     game = object()
     moves: list[str] = []
-    limit = chess.engine.Limit(nodes=job.nodes)
+    limit = chess.engine.Limit(depth=job.depth) if job.depth else chess.engine.Limit(nodes=job.nodes)
     while True:
         outcome = board.outcome(claim_draw=True)
         if outcome is not None:

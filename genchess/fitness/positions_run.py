@@ -37,11 +37,22 @@ from genchess.fitness.epd import (GAME_LABEL, MENTOR_CLAMP_CP, PACKED_SUFFIXES, 
 
 PROG = "genchess positions"
 DEFAULT_OPENINGS = package_file("data", "openings.epd")
+# The shipped openings by their place in the package, not where it is installed, so a set
+# made in one clone or install resumes or grows in another.
+SHIPPED_OPENINGS = "genchess/data/openings.epd"
 MENTORS = ("stockfish", "genchess")     # who may score the positions (--mentor)
 
 
 class UsageError(Exception):
     """A bad argument or input file: one line on stderr, exit status 2."""
+
+
+def shipped_openings_name(path: str | None) -> str | None:
+    """SHIPPED_OPENINGS for the shipped openings file wherever it is (any clone's or
+    install's genchess/data/openings.epd), else the path as given."""
+    if path is not None and (path == SHIPPED_OPENINGS or path.replace("\\", "/").endswith("/" + SHIPPED_OPENINGS)):
+        return SHIPPED_OPENINGS
+    return path
 
 
 def parse_mentor(text: str) -> tuple[str, str, int]:
@@ -103,26 +114,31 @@ class PositionsRun:
         for path in args.pgn:
             if not Path(path).is_file():
                 raise UsageError(f"{path}: no such PGN file")
-        if args.mentor and tuple(args.mentor) == GAME_LABEL and (args.pgn or any(engine != "genchess" for engine, _, _ in self.plays)):
+        if args.mentor and tuple(args.mentor) == GAME_LABEL and (args.pgn or any(play[0] != "genchess" for play in self.plays)):
             raise UsageError("--mentor genchess:game labels GenChess's own self-play games with "
                              "their search's scores: use it with --play genchess alone")
         self.genome_path, self.genome_text, self.genome_name = self._genome()
         self.stockfish = None
-        if (args.mentor and args.mentor[0] == "stockfish") or any(engine == "stockfish" for engine, _, _ in self.plays):
+        if (args.mentor and args.mentor[0] == "stockfish") or any(play[0] == "stockfish" for play in self.plays):
             self.stockfish = self._stockfish()
         self.jobs, self.bad_games = self._jobs()
         self.recipe = self._recipe()
 
     # ---------------------------------------------------------- inputs
 
-    def _plays(self) -> list[tuple[str, int, int]]:
+    def _plays(self) -> list[tuple[str, int, int, int]]:
+        """(engine, games, nodes, depth) for each --play: a fixed node count per move, or
+        with --depth a fixed depth (nodes 0 then)."""
         args = self.args
         if not args.play:
-            if args.games or args.nodes:
-                raise UsageError("--games and --nodes need --play genchess or --play stockfish")
+            if args.games or args.nodes or args.depth:
+                raise UsageError("--games, --nodes and --depth need --play genchess or --play stockfish")
             return []
+        if args.nodes and args.depth:
+            raise UsageError("--nodes and --depth: the games are played at one kind of limit, give one")
         plays = []
-        for name, values, default in (("--games", args.games, None), ("--nodes", args.nodes, 0)):
+        for name, values, default in (("--games", args.games, None), ("--nodes", args.nodes, 0),
+                                      ("--depth", args.depth, 0)):
             if len(values) not in (0, 1, len(args.play)):
                 raise UsageError(f"{name} is given {len(values)} times for {len(args.play)} --play: "
                                  f"give it once, or once per --play")
@@ -130,9 +146,12 @@ class PositionsRun:
                 raise UsageError("--play needs --games N")
         for i, engine in enumerate(args.play):
             games = args.games[i] if len(args.games) > 1 else args.games[0]
+            if args.depth:
+                plays.append((engine, games, 0, args.depth[i] if len(args.depth) > 1 else args.depth[0]))
+                continue
             nodes = (args.nodes[i] if len(args.nodes) > 1 else args.nodes[0]) if args.nodes \
                 else (5000 if engine == "genchess" else 20000)
-            plays.append((engine, games, nodes))
+            plays.append((engine, games, nodes, 0))
         return plays
 
     def _genome(self):
@@ -208,11 +227,11 @@ class PositionsRun:
                     openings = read_openings(self.openings, on_error=bad_opening, chess960=self.chess960)
                 except OpeningError as e:
                     raise UsageError(str(e)) from None
-            for engine, games, nodes in self.plays:
+            for engine, games, nodes, depth in self.plays:
                 for _ in range(games):
                     opening = openings[len(jobs) % len(openings)]
                     jobs.append(PositionsJob(len(jobs), engine, engine, opening.fen, opening.moves,
-                                             nodes=nodes, random_plies=args.random_plies,
+                                             nodes=nodes, depth=depth, random_plies=args.random_plies,
                                              chess960=self.chess960, **common))
         return jobs, bad
 
@@ -223,9 +242,11 @@ class PositionsRun:
         variant = {"variant": "chess960"} if self.chess960 else {}
         return {
             "pgn": [str(p) for p in args.pgn],
-            "play": [list(p) for p in self.plays],
+            # A node count as it always was written, so older sets resume; a depth by name.
+            "play": [[engine, games, {"depth": depth} if depth else nodes]
+                     for engine, games, nodes, depth in self.plays],
             **variant,
-            "openings": self.openings if self.plays else None,
+            "openings": shipped_openings_name(self.openings) if self.plays else None,
             "random_plies": args.random_plies,
             "seed": args.seed,
             "skip_plies": args.skip_plies,
@@ -328,6 +349,8 @@ class PositionsRun:
 
     def _check_recipe(self, old: dict, done: int) -> None:
         new = self.recipe
+        if old.get("openings"):             # older sets named the shipped file by its full path
+            old = {**old, "openings": shipped_openings_name(old["openings"])}
         if old == new:
             return
         # Growing the last source (more games of the last --play) keeps every game's number.
@@ -461,13 +484,14 @@ class PositionsRun:
         args = self.args
         c = self.counts
         engines = {}
-        for engine, games, nodes in self.plays:
+        for engine, games, nodes, depth in self.plays:
+            limit = {"depth_per_move": depth} if depth else {"nodes_per_move": nodes}
             if engine == "genchess":
                 engines["genchess"] = {"version": genchess.__version__, "genome": self.genome_name,
-                                       "nodes_per_move": nodes, "games": games}
+                                       **limit, "games": games}
             else:
                 engines["stockfish"] = {"version": self.stockfish["name"], "path": self.stockfish["path"],
-                                        "nodes_per_move": nodes, "threads": 1, "games": games}
+                                        **limit, "threads": 1, "games": games}
         return {
             "format": (("packed, 32 bytes a position (docs/positions.md#the-packed-format): the "
                         "game's result and the mentor's score in centipawns, both from White's view"
