@@ -156,13 +156,13 @@ class PositionsRun:
 
     def _genome(self):
         from genchess.fitness.making import RECIPE_GENOME, recipe_genome
-        from genchess.genome import GenomeError, load_genome, write_genome
+        from genchess.genome import GenomeError, open_genome, write_genome
         path = getattr(self.args, "genome", None)
         if path is None:
             genome, name = recipe_genome(), f"genomes/{RECIPE_GENOME} (the default)"
         else:
             try:
-                genome = load_genome(path)
+                genome = open_genome(path)          # any --genome: a file, a run, a shipped name
             except GenomeError as e:
                 raise UsageError(str(e)) from None
             except OSError as e:
