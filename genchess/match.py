@@ -111,33 +111,40 @@ def _number(value: str, text: str) -> float:
 
 @dataclass
 class Clock:
-    """Seconds left for white and black, and the moves each has made this period."""
+    """Seconds left for white and black, and the moves each has made this period.
+    `black_control` gives Black a time control of its own (time odds); None: White's."""
     control: TimeControl
     remaining: list[float] = field(default_factory=list)
     moves_made: list[int] = field(default_factory=lambda: [0, 0])
+    black_control: TimeControl | None = None
 
     def __post_init__(self):
         if not self.remaining:
-            self.remaining = [self.control.base, self.control.base]
+            self.remaining = [self.control.base, self.control_of(1).base]
+
+    def control_of(self, side: int) -> TimeControl:
+        """Side 0 (White) or 1's time control."""
+        return self.black_control if side == 1 and self.black_control is not None else self.control
 
     def moves_to_go(self, side: int) -> int | None:
-        if not self.control.moves:
+        control = self.control_of(side)
+        if not control.moves:
             return None
-        return self.control.moves - self.moves_made[side] % self.control.moves
+        return control.moves - self.moves_made[side] % control.moves
 
     def limits(self, white_to_move: bool) -> Limits:
-        control = self.control
+        side = 0 if white_to_move else 1
+        control = self.control_of(side)
         if control.per_move:
             return Limits(movetime=int(control.movetime * 1000) if control.movetime is not None else None,
                           nodes=control.nodes, depth=control.depth)
-        side = 0 if white_to_move else 1
-        inc_ms = int(control.increment * 1000)
         return Limits(wtime=int(self.remaining[0] * 1000), btime=int(self.remaining[1] * 1000),
-                      winc=inc_ms, binc=inc_ms, movestogo=self.moves_to_go(side))
+                      winc=int(self.control.increment * 1000), binc=int(self.control_of(1).increment * 1000),
+                      movestogo=self.moves_to_go(side))
 
     def punch(self, side: int, used: float) -> bool:
         """Charge `used` seconds to `side`; False if the flag fell."""
-        control = self.control
+        control = self.control_of(side)
         self.moves_made[side] += 1
         if control.per_move:
             return control.movetime is None or used <= control.movetime + control.margin
@@ -259,6 +266,7 @@ class GameRecord:
     clock: list[float] = field(default_factory=list)
     opening_plies: int = 0      # the first moves were the opening's, not the players'
     chess960: bool = False      # a Chess960 game: castling in `moves` is king-takes-rook
+    black_time_control: str = ""    # Black's, where it differs from White's (time odds)
 
     @property
     def winner(self) -> str | None:
@@ -269,19 +277,24 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
               control: TimeControl | None = None,
               on_move: Callable[[Board, str, float, Clock | None], None] | None = None,
               max_plies: int = MAX_PLIES, opening_moves: tuple[str, ...] | list[str] = (),
-              adjudication: Adjudication | None = None, chess960: bool = False) -> GameRecord:
+              adjudication: Adjudication | None = None, chess960: bool = False,
+              black_control: TimeControl | None = None) -> GameRecord:
     """Play one game to its end and return its record. on_move(board, move, seconds
     used, clock) follows every move. `opening_moves` are played first, from
     `start_fen`, and belong to the record (so the players see the whole game).
     With `adjudication`, a game the players' scores call decided ends early
     (termination "adjudication"). Players with an `end_game(record)` method hear
     the result. A `chess960` game's board writes castling king-takes-rook, and the
-    players must answer in that spelling (the board they are given uses it)."""
+    players must answer in that spelling (the board they are given uses it).
+    `black_control` gives Black its own time control (time odds; `control` is White's)."""
     board = Board(start_fen, chess960=chess960) if start_fen else Board(chess960=chess960)
     start = board.fen()
     for move in opening_moves:
         board.push_uci(move)
-    clock = Clock(control) if control else None
+    clock = Clock(control, black_control=black_control) if control else None
+    black_described = black_control.describe() if control and black_control else ""
+    if control and black_described == control.describe():
+        black_described = ""
     players = (white, black)
     for player in players:
         player.new_game()
@@ -291,7 +304,8 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
     def finish(result, termination, reason):
         record = GameRecord(start, moves, result, termination, reason, white.name, black.name,
                             control.describe() if control else "-",
-                            list(clock.remaining) if clock else [], len(opening_moves), chess960)
+                            list(clock.remaining) if clock else [], len(opening_moves), chess960,
+                            black_described)
         for player in players:
             end_game = getattr(player, "end_game", None)
             if end_game is not None:

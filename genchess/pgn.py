@@ -20,6 +20,14 @@ PGN_TERMINATION = {"time forfeit": "time forfeit", "abandoned": "abandoned",
                    "protocol error": "rules infraction", "adjudication": "adjudication"}
 
 
+def time_control_tags(record: GameRecord) -> list[tuple[str, str]]:
+    """TimeControl, or with time odds WhiteTimeControl and BlackTimeControl (as
+    cutechess writes them)."""
+    if record.black_time_control and record.black_time_control != record.time_control:
+        return [("WhiteTimeControl", record.time_control), ("BlackTimeControl", record.black_time_control)]
+    return [("TimeControl", record.time_control)]
+
+
 def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess game",
              seed: int | None = None, tags: dict[str, str] | None = None) -> str:
     """A PGN game with the Seven Tag Roster, TimeControl, Termination, FEN/SetUp for
@@ -34,7 +42,7 @@ def pgn_text(record: GameRecord, date: str | None = None, event: str = "GenChess
     tag_list = [("Event", event), ("Site", "GenChess " + __version__),
             ("Date", date or datetime.date.today().strftime("%Y.%m.%d")), ("Round", "-"),
             ("White", record.white), ("Black", record.black), ("Result", record.result),
-            ("TimeControl", record.time_control), ("Termination", termination),
+            *time_control_tags(record), ("Termination", termination),
             ("PlyCount", str(len(record.moves)))]
     if record.chess960:
         tag_list.append(("Variant", "Chess960"))

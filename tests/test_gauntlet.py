@@ -107,7 +107,7 @@ def test_a_resumed_gauntlet_counts_each_opponents_games_and_plays_the_rest(tmp_p
 @pytest.mark.parametrize("args, message", [
     (["--resume"], "--resume continues the gauntlet in a PGN file"),
     (["--resume", "--pgn", "{pgn}", "--games", "1"], "outside this match of 1 games"),
-    (["--resume", "--pgn", "{pgn}", "--tc", "5+0.1"], "TimeControl -, but this match plays 5+0.1"),
+    (["--resume", "--pgn", "{pgn}", "--tc", "5+0.1"], "- (White) and - (Black), but this match plays 5+0.1 and 5+0.1"),
 ])
 def test_resume_refuses_another_gauntlet(tmp_path, args, message):
     config, pgn = gauntlet_config(tmp_path), tmp_path / "g.pgn"

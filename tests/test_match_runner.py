@@ -176,3 +176,36 @@ def test_resume_knows_an_opening_file_read_from_another_directory(tmp_path):
     there = [Opening(o.fen, o.moves, o.source.replace("/one/checkout", "/another")) for o in here]
     runner, _ = resume_runner([a, b], 4, pgn, openings=there)
     assert runner.resume(pgn) == 2
+
+
+def test_time_odds_give_each_engine_its_own_clock_whatever_its_colour(tmp_path):
+    slow = probe(parse_engine_spec("random tc=3+0.05 name=Slow"))
+    fast = probe(parse_engine_spec("random name=Fast"))
+    pgn = tmp_path / "odds.pgn"
+    result, lines = run([slow, fast], 2, tc="1+0.01", pgn=pgn)
+    for record in result.records:
+        slow_side = 0 if record.white == "Slow" else 1
+        moves = [(len(record.moves) + 1) // 2, len(record.moves) // 2]     # each side's moves
+        assert record.clock[slow_side] == pytest.approx(3 + 0.05 * moves[slow_side], abs=0.5)
+        assert record.clock[1 - slow_side] == pytest.approx(1 + 0.01 * moves[1 - slow_side], abs=0.5)
+    text = pgn.read_text()
+    assert '[WhiteTimeControl "3+0.05"]\n[BlackTimeControl "1+0.01"]' in text
+    assert '[WhiteTimeControl "1+0.01"]\n[BlackTimeControl "3+0.05"]' in text
+    assert "TimeControl \"" not in text.replace("WhiteTimeControl \"", "").replace("BlackTimeControl \"", "")
+    # Resuming checks each side's control; the same match resumes, another is refused.
+    same = MatchRunner((slow, fast), TimeControl.parse("1+0.01"), [Opening(STARTING_FEN, ("e2e4", "e7e5"), "test:1"),
+                       Opening(STARTING_FEN, ("d2d4", "d7d5"), "test:2")], 2, 1, None, pgn, out=lines.append)
+    assert same.resume(pgn) == 2
+    from genchess.strength.runner import ResumeError
+    even = MatchRunner((probe(parse_engine_spec("random name=Slow")), fast), TimeControl.parse("1+0.01"),
+                       same.openings, 2, 1, None, pgn, out=lines.append)
+    with pytest.raises(ResumeError, match=r"3\+0.05 \(White\) and 1\+0.01 \(Black\), but this match plays 1\+0.01 and 1\+0.01"):
+        even.resume(pgn)
+
+
+def test_an_engines_own_time_control_is_checked_when_it_is_named():
+    from genchess.strength.engines import SpecError
+    with pytest.raises(SpecError, match="tc: time control 'banana'"):
+        parse_engine_spec("random tc=banana")
+    spec = parse_engine_spec(f"uci:{sys.executable} {FAKE} random tc=nodes=500 Hash=8")
+    assert spec.tc == "nodes=500" and dict(spec.options) == {"Hash": "8"}      # not an engine option

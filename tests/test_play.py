@@ -294,6 +294,21 @@ def test_clock_and_budget_rules():
     assert move_budget(None, True, 1.5) == 1.5
 
 
+def test_a_clock_with_time_odds_keeps_each_sides_own_control():
+    clock = Clock(TimeControl(20.0, 0.2), black_control=TimeControl(10.0, 0.1, moves=40))
+    assert clock.remaining == [20.0, 10.0]
+    limits = clock.limits(True)
+    assert (limits.wtime, limits.btime, limits.winc, limits.binc) == (20000, 10000, 200, 100)
+    assert clock.moves_to_go(0) is None and clock.moves_to_go(1) == 40
+    assert clock.limits(False).movestogo == 40
+    assert clock.punch(0, 1.0) and clock.remaining[0] == pytest.approx(19.2)
+    assert clock.punch(1, 1.0) and clock.remaining[1] == pytest.approx(9.1)
+    assert move_budget(clock, False, None) == pytest.approx((9.1 - 0.03) / 30 + 0.08)
+    per_move = Clock(TimeControl(10.0, 0.1), black_control=TimeControl.parse("nodes=500"))
+    assert per_move.limits(False).nodes == 500 and per_move.limits(True).wtime == 10000
+    assert per_move.punch(1, 100.0)                     # a node count has no flag to fall
+
+
 # ------------------------------------------------------------------ drawing and PGN
 
 def test_draw_board_shows_everything():

@@ -153,6 +153,6 @@ def move_budget(clock, white_to_move: bool, default: float | None) -> float | No
     remaining = max(clock.remaining[side] - MOVE_OVERHEAD, 0.0)
     to_go = clock.moves_to_go(side)
     share = remaining / min(to_go, 30) if to_go else remaining / 30
-    target = share + 0.8 * clock.control.increment
+    target = share + 0.8 * clock.control_of(side).increment
     cap = remaining * (0.9 if to_go == 1 else 0.5)
     return max(min(target, cap), 0.005)

@@ -143,11 +143,15 @@ def load_openings(args, specs, games: int):
 
 
 def probe_all(texts, chess960: bool = False, nodes: bool = False):
+    from genchess.match import TimeControl
     from genchess.strength.engines import SpecError, parse_engine_spec, probe
     specs = []
     for text in texts:
         try:
-            specs.append(probe(parse_engine_spec(text), chess960, nodes))
+            spec = parse_engine_spec(text)
+            # An engine with its own tc= plays at that, whatever the match's --tc.
+            own_nodes = TimeControl.parse(spec.tc).nodes is not None if spec.tc else nodes
+            specs.append(probe(spec, chess960, own_nodes))
         except SpecError as e:
             raise UsageError(str(e)) from None
     return specs
@@ -163,7 +167,7 @@ def cmd_match(args) -> int:
 
 
 def run_match(args) -> int:
-    from genchess.strength.runner import MatchRunner, ResumeError
+    from genchess.strength.runner import MatchRunner, ResumeError, describe_controls
     from genchess.strength.sprt import parse_sprt
 
     control = parse_control(args)
@@ -187,7 +191,8 @@ def run_match(args) -> int:
     adjudication = parse_adjudication(args)
     runner = MatchRunner((specs[0], specs[1]), control, openings, games, args.concurrency, sprt,
                          args.pgn, out, adjudication=adjudication)
-    out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at {control.spelling()}, "
+    out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at "
+        f"{describe_controls(runner.controls, runner.names)}, "
         f"{len(openings)} {'Chess960 ' if chess960 else ''}openings, {runner.concurrency} at once"
         + (f", SPRT [{sprt.elo0:g}, {sprt.elo1:g}]" if sprt else "")
         + (f", adjudication: {adjudication.describe()}" if adjudication else ""))

@@ -7,6 +7,7 @@ followed by `key=value` settings and, for external engines, extra arguments:
     genchess:pool.txt:517 search=budget hash=32 name=Evolved
     "uci:/usr/games/stockfish UCI_LimitStrength=true UCI_Elo=1500"
     xboard:fairymax
+    "genchess tc=20+0.2 name=Double"       (its own time control: time odds)
 
 GenChess sides play through match.EnginePlayer and the other players in the
 worker's own process (no pipes, no startup). External engines become Players
@@ -41,7 +42,8 @@ STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
 HANG_SECONDS = 60.0         # a fixed-nodes or fixed-depth move slower than this is a hang
 KILL_AFTER_FLAG = 1.0       # seconds past a fallen flag before a thinking engine is killed
 GENCHESS_KINDS = ("genchess", "genetic", "random", "turing", "montecarlo")
-GENCHESS_SETTINGS = ("name", "search", "hash", "threads", "player", "ga_level", "skill")
+GENCHESS_SETTINGS = ("name", "search", "hash", "threads", "player", "ga_level", "skill", "tc")
+MATCH_SETTINGS = ("name", "tc")         # the match's, not the engine's: an external engine's too
 
 # asyncio's child watcher complains when an engine that failed to start is reaped
 # after python-chess closed its loop, and python-chess logs slow feature lists;
@@ -74,6 +76,7 @@ class EngineSpec:
     ga_level: int = 1                   # the GA search's GA Init Level
     skill: float = MAX_SKILL            # strength level (genchess.levels); full strength
     needs_moves: bool = False           # xboard setboard=0: openings only as moves
+    tc: str = ""                        # its own time control (time odds); "": the match's
 
     @property
     def external(self) -> bool:
@@ -107,9 +110,10 @@ def parse_engine_spec(text: str) -> EngineSpec:
         if path is None:
             raise SpecError(f"engine {quoted(text)}: command {quoted(target)} not found")
         args = tuple(w for w in rest if "=" not in w)
-        options = tuple((k, v) for k, eq, v in settings if eq and k != "name")
+        options = tuple((k, v) for k, eq, v in settings if eq and k not in MATCH_SETTINGS)
         name = next((v for k, eq, v in settings if eq and k == "name"), "")
-        return EngineSpec(text, kind, argv=(path, *args), options=options, name=name)
+        tc = check_tc(text, next((v for k, eq, v in settings if eq and k == "tc"), ""))
+        return EngineSpec(text, kind, argv=(path, *args), options=options, name=name, tc=tc)
     if kind not in GENCHESS_KINDS:
         raise SpecError(f"unknown engine {quoted(text)}: expected genchess[:GENOME[:ID]], uci:CMD, "
                         f"xboard:CMD or a genchess play player (turing, random, montecarlo)")
@@ -155,7 +159,18 @@ def parse_engine_spec(text: str) -> EngineSpec:
         raise SpecError(f"engine {quoted(text)}: skill is the genome engine's; {player_kind} has no levels")
     return EngineSpec(text, "genchess", player=player, name=values.get("name", ""),
                       search=search, hash_mb=hash_mb, threads=threads,
-                      ga_level=int(ga_level), skill=skill)
+                      ga_level=int(ga_level), skill=skill, tc=check_tc(text, values.get("tc", "")))
+
+
+def check_tc(text: str, tc: str) -> str:
+    """An engine's own `tc=` (as `--tc` spells it), checked; SpecError saying what is wrong."""
+    if tc:
+        from genchess.match import TimeControl
+        try:
+            TimeControl.parse(tc)
+        except ValueError as e:
+            raise SpecError(f"engine {quoted(text)}: tc: {e}") from None
+    return tc
 
 
 # ------------------------------------------------------------------ players
@@ -214,18 +229,19 @@ def chess_limit(clock: Clock | None, white: bool):
 
     if clock is None:
         return chess.engine.Limit(time=1.0)
-    control = clock.control
+    side = 0 if white else 1
+    control = clock.control_of(side)
     if control.movetime is not None:
         return chess.engine.Limit(time=control.movetime)
     if control.nodes is not None:
         return chess.engine.Limit(nodes=control.nodes)
     if control.depth is not None:
         return chess.engine.Limit(depth=control.depth)
-    side = 0 if white else 1
-    inc = control.increment or None
     return chess.engine.Limit(white_clock=max(clock.remaining[0], 0.0),
                               black_clock=max(clock.remaining[1], 0.0),
-                              white_inc=inc, black_inc=inc, remaining_moves=clock.moves_to_go(side))
+                              white_inc=clock.control_of(0).increment or None,
+                              black_inc=clock.control_of(1).increment or None,
+                              remaining_moves=clock.moves_to_go(side))
 
 
 def start_engine(spec: EngineSpec):
@@ -351,12 +367,13 @@ class ExternalPlayer:
 
         white = board.turn == "w"
         limit = chess_limit(clock, white)
-        if clock is None or clock.control.nodes is not None or clock.control.depth is not None:
+        control = clock.control_of(0 if white else 1) if clock is not None else None
+        if control is None or control.nodes is not None or control.depth is not None:
             patience = HANG_SECONDS
-        elif clock.control.movetime is not None:
-            patience = clock.control.movetime + clock.control.margin + KILL_AFTER_FLAG
+        elif control.movetime is not None:
+            patience = control.movetime + control.margin + KILL_AFTER_FLAG
         else:
-            patience = clock.remaining[0 if white else 1] + clock.control.margin + KILL_AFTER_FLAG
+            patience = clock.remaining[0 if white else 1] + control.margin + KILL_AFTER_FLAG
         self._killed = False
         timer = threading.Timer(patience, self._kill)
         timer.daemon = True
@@ -367,7 +384,7 @@ class ExternalPlayer:
         except chess.engine.EngineTerminatedError as e:
             self.engine = None
             if self._killed:
-                if clock is not None and not (clock.control.nodes or clock.control.depth):
+                if control is not None and not (control.nodes or control.depth):
                     raise TimeExpired() from None
                 raise PlayerFailed("crash", f"{self.name} hung for {patience:.0f} s and was killed") from None
             raise PlayerFailed("crash", f"{self.name} crashed ({e})") from None

@@ -180,7 +180,7 @@ def run_gauntlet(args, out=print) -> int:
     from genchess.strength.cli import (UsageError, load_openings, parse_adjudication, parse_control,
                                        parse_variant, probe_all)
     from genchess.strength.ratings import Opponent, fit_rating
-    from genchess.strength.runner import MatchRunner, ResumeError
+    from genchess.strength.runner import MatchRunner, ResumeError, describe_controls
     from genchess.strength.engines import SpecError, VariantError, parse_engine_spec, probe
 
     try:
@@ -229,11 +229,12 @@ def run_gauntlet(args, out=print) -> int:
         except SpecError as e:
             raise UsageError(str(e)) from None
         openings = load_openings(args, [engine, opponent], games)
-        out(f"--- {engine.name} vs {anchor.name} ({anchor.rating if anchor.rating is not None else 'unmeasured'}): "
-            f"{games} games at {control.spelling()}" + (", Chess960" if chess960 else ""))
         runner = MatchRunner((engine, opponent), control, openings, games, args.concurrency,
                              None, args.pgn, out, event=f"GenChess gauntlet {config.path.name}",
                              adjudication=adjudication)
+        out(f"--- {engine.name} vs {anchor.name} ({anchor.rating if anchor.rating is not None else 'unmeasured'}): "
+            f"{games} games at {describe_controls(runner.controls, runner.names)}"
+            + (", Chess960" if chess960 else ""))
         if args.resume:
             try:
                 resumed = runner.resume(args.pgn, skip_other_pairings=True)

@@ -43,7 +43,7 @@ class MatchJob:
     number: int                 # 0-based game number
     engines: tuple[EngineSpec, EngineSpec]
     opening: Opening
-    control: TimeControl
+    controls: tuple[TimeControl, TimeControl]       # each engine's, in the engines' order
     max_plies: int = MAX_PLIES
     adjudication: Adjudication | None = None
 
@@ -80,10 +80,26 @@ def _close_at_exit(close) -> None:
 def play_match_job(job: MatchJob) -> tuple[MatchJob, GameRecord]:
     first, second = _players(job.engines)
     white, black = (first, second) if job.first_is_white else (second, first)
-    record = play_game(white, black, job.opening.fen, job.control, max_plies=job.max_plies,
+    white_control, black_control = job.controls if job.first_is_white else job.controls[::-1]
+    record = play_game(white, black, job.opening.fen, white_control, max_plies=job.max_plies,
                        opening_moves=job.opening.moves, adjudication=job.adjudication,
-                       chess960=job.opening.chess960)
+                       chess960=job.opening.chess960, black_control=black_control)
     return job, record
+
+
+def engine_control(spec: EngineSpec, control: TimeControl) -> TimeControl:
+    """The engine's own time control (its `tc=`, with the match's margin), else the match's."""
+    if not spec.tc:
+        return control
+    own = TimeControl.parse(spec.tc)
+    own.margin = control.margin
+    return own
+
+
+def describe_controls(controls: tuple[TimeControl, TimeControl], names: tuple[str, str]) -> str:
+    """`10+0.1`, or with time odds `20+0.2 (A) against 10+0.1 (B)`."""
+    first, second = (c.spelling() for c in controls)
+    return first if first == second else f"{first} ({names[0]}) against {second} ({names[1]})"
 
 
 def default_concurrency() -> int:
@@ -154,6 +170,7 @@ class MatchRunner:
                  adjudication: Adjudication | None = None):
         self.engines = engines
         self.control = control
+        self.controls = (engine_control(engines[0], control), engine_control(engines[1], control))
         self.openings = openings
         self.games = games
         self.concurrency = concurrency or default_concurrency()
@@ -178,7 +195,7 @@ class MatchRunner:
     def jobs(self):
         for number in range(self.games):
             if number not in self._done:
-                yield MatchJob(number, self.engines, self.opening_of(number), self.control,
+                yield MatchJob(number, self.engines, self.opening_of(number), self.controls,
                                self.max_plies, self.adjudication)
 
     def resume(self, pgn_path, skip_other_pairings: bool = False) -> int:
@@ -228,10 +245,16 @@ class MatchRunner:
                 if _file_and_line(headers.get("Opening", "-")) != _file_and_line(opening):
                     raise ResumeError(f"{where}: opening {shortened(str(headers.get('Opening')), 80)}, but this match "
                                       f"plays {opening} there (give the same --openings and --seed)")
-                control = self.control.describe()
-                if headers.get("TimeControl", control) != control:
-                    raise ResumeError(f"{where}: TimeControl {shortened(headers['TimeControl'], 40)}, but this "
-                                      f"match plays {control}")
+                first_control, second_control = (c.describe() for c in self.controls)
+                white_control, black_control = (first_control, second_control) if game == 1 else \
+                    (second_control, first_control)
+                # A game without the tags (another tool's) is taken as this match's.
+                played = tuple(headers.get(f"{side}TimeControl", headers.get("TimeControl", control))
+                               for side, control in (("White", white_control), ("Black", black_control)))
+                if played != (white_control, black_control):
+                    raise ResumeError(f"{where}: time controls {shortened(played[0], 40)} (White) and "
+                                      f"{shortened(played[1], 40)} (Black), but this match plays "
+                                      f"{white_control} and {black_control} there")
                 games[number] = (headers.get("Result", "*"), headers.get("Termination", ""),
                                  (headers["White"], headers["Black"]))
         for number in sorted(games):
