@@ -96,3 +96,10 @@ def test_a_node_count_is_refused_for_an_xboard_engine_that_cannot_keep_one():
     assert done.returncode == 2, done.stderr
     assert "cannot keep to a node count (xboard without the nps feature)" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_sprt_alone_is_the_default_test(tmp_path):
+    # What the trainers print at their end: `--sprt` with no settings, elo0=0 elo1=10.
+    done = match("random", "random", "--sprt", "--games", "2", "--tc", "1+0.01", "--concurrency", "1")
+    assert done.returncode == 0, done.stderr
+    assert "SPRT [0, 10]" in done.stdout and "LLR" in done.stdout

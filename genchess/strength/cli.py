@@ -33,7 +33,7 @@ def add_match_arguments(p) -> None:
     p.add_argument("--games", type=int, metavar="N",
                    help=f"games to play (default 100; with --sprt, at most {SPRT_MAX_GAMES})")
     add_common_arguments(p)
-    p.add_argument("--sprt", nargs="+", metavar="KEY=VALUE",
+    p.add_argument("--sprt", nargs="*", metavar="KEY=VALUE",
                    help=f"stop at a decision: elo0={Sprt.elo0:g} elo1={Sprt.elo1:g} "
                         f"alpha={Sprt.alpha:g} beta={Sprt.beta:g} model=normalized|logistic "
                         f"(the defaults; give any to change it)")
@@ -173,7 +173,7 @@ def run_match(args) -> int:
     control = parse_control(args)
     check_common(args)
     sprt = None
-    if args.sprt:
+    if args.sprt is not None:                   # `--sprt` alone: the defaults
         try:
             sprt = parse_sprt(args.sprt)
         except ValueError as e:
