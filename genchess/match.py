@@ -266,7 +266,7 @@ class GameRecord:
     clock: list[float] = field(default_factory=list)
     opening_plies: int = 0      # the first moves were the opening's, not the players'
     chess960: bool = False      # a Chess960 game: castling in `moves` is king-takes-rook
-    black_time_control: str = ""    # Black's, where it differs from White's (time odds)
+    black_time_control: str = ""    # Black's own (time odds); "": White's
 
     @property
     def winner(self) -> str | None:
@@ -293,8 +293,6 @@ def play_game(white: Player, black: Player, start_fen: str | None = None,
         board.push_uci(move)
     clock = Clock(control, black_control=black_control) if control else None
     black_described = black_control.describe() if control and black_control else ""
-    if control and black_described == control.describe():
-        black_described = ""
     players = (white, black)
     for player in players:
         player.new_game()

@@ -289,21 +289,24 @@ def genchess_scores(genome_text: str, fens: list[str], limit: tuple[str, int],
     view, at a fixed depth or node count on one thread, mates clamped to
     +-MENTOR_CLAMP_CP as Stockfish's are. The hash is cleared before each position,
     so a score depends on the position and the genome alone: any worker gives it."""
-    from genchess_core.searcher import MATE_THRESHOLD
     searcher = searcher_for(genome_text, "mentors", MENTOR_HASH_MB)
+    return [fresh_search(searcher, fen, limit, chess960)[0] for fen in fens]
+
+
+def fresh_search(searcher, fen: str, limit: tuple[str, int], chess960: bool = False) -> tuple[int, int]:
+    """(score in centipawns from the side to move's view, nodes searched) of `fen` at
+    ("depth" or "nodes", N), the hash cleared first; mates and larger scores clamped to
+    +-MENTOR_CLAMP_CP."""
+    from genchess_core.searcher import MATE_THRESHOLD
+    searcher.clear()
+    searcher.clear_stop()
     key, value = limit
-    scores = []
-    for fen in fens:
-        searcher.clear()
-        searcher.clear_stop()
-        board = Board(fen, chess960=chess960)
-        found = searcher.search(board, **({"max_depth": value} if key == "depth" else {"node_limit": value}))
-        score = found["lines"][0][0]
-        if abs(score) > MATE_THRESHOLD:
-            scores.append(MENTOR_CLAMP_CP if score > 0 else -MENTOR_CLAMP_CP)
-        else:
-            scores.append(max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, round(score * 100 / searcher.pawn_unit))))
-    return scores
+    found = searcher.search(Board(fen, chess960=chess960),
+                            **({"max_depth": value} if key == "depth" else {"node_limit": value}))
+    score = found["lines"][0][0]
+    if abs(score) > MATE_THRESHOLD:
+        return (MENTOR_CLAMP_CP if score > 0 else -MENTOR_CLAMP_CP), found["nodes"]
+    return max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, round(score * 100 / searcher.pawn_unit))), found["nodes"]
 
 
 def mentor_scores(path: str, fens: list[str], mentor: tuple[str, int],

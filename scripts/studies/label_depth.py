@@ -29,62 +29,52 @@ REFERENCE_NODES = 400_000     # the reference search; --reference-nodes for a qu
 STOCKFISH_DEPTH = 16
 K_MENTOR = 0.782067          # data/selfplay/fitted.json's k_mentor: GenChess's scores' scale
 K_STOCKFISH = 0.8481         # genchess/data/positions.epd.gz.json's K_m: Stockfish's
-CLAMP_CP = 10_000
 
 
-def expected(cp: np.ndarray, k: float = K_MENTOR) -> np.ndarray:
-    return 1.0 / (1.0 + 10.0 ** (-k * cp / 400.0))
+def expected(cp, k: float = K_MENTOR) -> np.ndarray:
+    from genchess.fitness.loss import sigmoid
+    return sigmoid(np.asarray(cp, float), k)
 
 
 def score_positions(task):
-    """Every limit's score (cp, side to move) and nodes for each of these FENs."""
+    """Every limit's (score in cp from the side to move's view, nodes) for each of these
+    FENs, each from a cleared hash as a mentor's (making.fresh_search), and Stockfish's
+    score at STOCKFISH_DEPTH (64 MB of hash, as the figures in network.md were made)."""
     genome_path, fens, stockfish_path, reference_nodes = task
     import chess
     import chess.engine
+    from genchess.fitness.making import MENTOR_CLAMP_CP, fresh_search
     from genchess.genome import load_genome
-    from genchess_core.board import Board
-    from genchess_core.searcher import MATE_THRESHOLD, Searcher
+    from genchess_core.searcher import Searcher
 
     searcher = Searcher(64)
     searcher.set_genome(load_genome(genome_path).pack())
-
-    def centipawns(score):
-        if abs(score) > MATE_THRESHOLD:
-            return CLAMP_CP if score > 0 else -CLAMP_CP
-        return max(-CLAMP_CP, min(CLAMP_CP, round(score * 100 / searcher.pawn_unit)))
-
-    def search(fen, **limit):
-        searcher.clear()
-        searcher.clear_stop()
-        found = searcher.search(Board(fen), **limit)
-        return centipawns(found["lines"][0][0]), found["nodes"]
-
     rows = []
     with chess.engine.SimpleEngine.popen_uci(stockfish_path) as stockfish:
         stockfish.configure({"Threads": 1, "Hash": 64})
         for fen in fens:
             row = {"fen": fen}
             for nodes in NODE_LIMITS:
-                row[f"nodes={nodes}"] = search(fen, node_limit=nodes)
+                row[f"nodes={nodes}"] = fresh_search(searcher, fen, ("nodes", nodes))
             for depth in DEPTH_LIMITS:
-                row[f"depth={depth}"] = search(fen, max_depth=depth)
-            row["reference"] = search(fen, node_limit=reference_nodes)
+                row[f"depth={depth}"] = fresh_search(searcher, fen, ("depth", depth))
+            row["reference"] = fresh_search(searcher, fen, ("nodes", reference_nodes))
             info = stockfish.analyse(chess.Board(fen), chess.engine.Limit(depth=STOCKFISH_DEPTH),
                                      game=object())
-            cp = info["score"].relative.score(mate_score=10 * CLAMP_CP)
-            row["stockfish"] = (max(-CLAMP_CP, min(CLAMP_CP, cp)), info.get("nodes", 0))
+            cp = info["score"].relative.score(mate_score=10 * MENTOR_CLAMP_CP)
+            row["stockfish"] = (max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, cp)), info.get("nodes", 0))
             rows.append(row)
     return rows
 
 
 def report(rows, reference_nodes: int) -> str:
-    reference = expected(np.array([r["reference"][0] for r in rows], float))
-    stockfish = expected(np.array([r["stockfish"][0] for r in rows], float), K_STOCKFISH)
+    reference = expected([r["reference"][0] for r in rows])
+    stockfish = expected([r["stockfish"][0] for r in rows], K_STOCKFISH)
     lines = [f"| label | mean nodes | 90th percentile | RMS distance to {reference_nodes:,} nodes "
              f"| RMS distance to Stockfish depth {STOCKFISH_DEPTH} |",
              "|---|---:|---:|---:|---:|"]
     for name in [f"nodes={n}" for n in NODE_LIMITS] + [f"depth={d}" for d in DEPTH_LIMITS]:
-        label = expected(np.array([r[name][0] for r in rows], float))
+        label = expected([r[name][0] for r in rows])
         nodes = np.array([r[name][1] for r in rows], float)
         lines.append(f"| {name} | {nodes.mean():,.0f} | {np.percentile(nodes, 90):,.0f} "
                      f"| {np.sqrt(np.mean((label - reference) ** 2)):.4f} "
