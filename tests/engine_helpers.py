@@ -90,13 +90,9 @@ def tournament():
     return tournament_managers
 
 
-# Where our CI keeps the tournament managers, beside a clone (a user's clone has none).
-SHARED_BIN = REPO_ROOT.parent / "shared" / "bin"
-
-
 def tournament_manager(name: str) -> str:
     """Path of cutechess-cli or fastchess, or skip the test saying why it is missing."""
-    path, why = tournament().find_manager(name, also_in=(SHARED_BIN,))
+    path, why = tournament().find_manager(name)
     if path is None:
         pytest.skip(why)
     return path

@@ -2,9 +2,7 @@
 
 cutechess-cli and fastchess are neither on PyPI nor in Debian, so the project cannot
 install them; every test and script finds them here, the same way: on PATH, else in
-the directory named by $GENCHESS_TOURNAMENT_BIN, else in the directories the caller
-adds (a clone's tests and scripts add `../shared/bin` beside the repository, where our
-CI keeps them; the installed package knows no such place). A binary that is there but cannot run (cutechess-cli
+the directory named by $GENCHESS_TOURNAMENT_BIN (.ci/run sets it to where CI keeps them). A binary that is there but cannot run (cutechess-cli
 without Qt's core library) counts as missing, with the reason, so a test skips instead
 of failing on the machine rather than on GenChess.
 
@@ -30,13 +28,12 @@ BIN_ENV = "GENCHESS_TOURNAMENT_BIN"
 NEEDS = {"cutechess-cli": "apt-get install libqt6core6", "fastchess": "nothing"}
 
 
-def find_manager(name: str, also_in: tuple[Path, ...] = ()) -> tuple[str | None, str]:
+def find_manager(name: str) -> tuple[str | None, str]:
     """(path, "") of a tournament manager that runs here, or (None, why not): on PATH,
-    in $GENCHESS_TOURNAMENT_BIN, then in the directories `also_in`."""
+    then in $GENCHESS_TOURNAMENT_BIN."""
     candidates = [shutil.which(name)]
     if os.environ.get(BIN_ENV):
         candidates.append(str(Path(os.environ[BIN_ENV]) / name))
-    candidates += [str(Path(directory) / name) for directory in also_in]
     for path in candidates:
         if path and os.access(path, os.X_OK):
             try:
@@ -49,8 +46,7 @@ def find_manager(name: str, also_in: tuple[Path, ...] = ()) -> tuple[str | None,
                 return None, (f"{path} does not run ({' '.join(problem)}); it needs: "
                               f"{NEEDS.get(name, 'its libraries')}")
             return path, ""
-    places = "".join(f" or in {d}" for d in also_in)
-    return None, (f"{name} not found on PATH, in ${BIN_ENV}{places} "
+    return None, (f"{name} not found on PATH or in ${BIN_ENV} "
                   f"(build it from its sources or set {BIN_ENV} to its directory)")
 
 

@@ -25,7 +25,7 @@ managers' `-variant fischerandom`, the positions drawn from all 960 unless --ope
 names a file), each played with both colours.
 
 The managers are found as the tests find them (genchess.strength.tournament_managers):
-PATH, $GENCHESS_TOURNAMENT_BIN, or ../shared/bin beside the repository. fastchess
+PATH, then $GENCHESS_TOURNAMENT_BIN. fastchess
 speaks UCI only.
 """
 
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
     if args.concurrency is None:
         args.concurrency = max(1, 2 // args.threads)
 
-    manager, why = tournament.find_manager(args.manager, also_in=(REPO_ROOT.parent / "shared" / "bin",))
+    manager, why = tournament.find_manager(args.manager)
     if manager is None:
         print(f"stress_tc: {why}", file=sys.stderr)
         return 2
