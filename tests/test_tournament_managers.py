@@ -2,7 +2,8 @@
 documentation's cutechess-cli command lines run as written (fewer games, a shorter clock),
 with cutechess-cli as the referee of legality, crashes and clocks (timemargin 0).
 
-The managers are found by genchess.strength.tournament_managers (PATH, then $GENCHESS_TOURNAMENT_BIN); without them these tests skip, saying why.
+The managers are found by genchess.strength.tournament_managers (PATH, then
+$GENCHESS_TOURNAMENT_BIN); without them these tests skip, saying why.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 cutechess-cli and fastchess are neither on PyPI nor in Debian, so the project cannot
 install them; every test and script finds them here, the same way: on PATH, else in
-the directory named by $GENCHESS_TOURNAMENT_BIN (.ci/run sets it to where CI keeps them). A binary that is there but cannot run (cutechess-cli
-without Qt's core library) counts as missing, with the reason, so a test skips instead
-of failing on the machine rather than on GenChess.
+the directory named by $GENCHESS_TOURNAMENT_BIN (.ci/run sets it to where CI keeps
+them). A binary that is there but cannot run (cutechess-cli without Qt's core library)
+counts as missing, with the reason, so a test skips instead of failing on the machine
+rather than on GenChess.
 
 cutechess-cli prints one `Finished game N (WHITE vs BLACK): RESULT {REASON}` line per game;
 the reason is where a time loss, an illegal move or a crash shows, and it names the side
