@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import genchess
 from genchess.genome import open_genome, read_genomes
 from genchess.train.registry import parse_config, trainer_for
 from genchess.train.config import ConfigError
@@ -19,6 +20,7 @@ from genchess.train.tune import read_records
 from train_helpers import config_text, plot_command, run as run_command
 
 GENES = "rfp_margin, lmr_base, futility_margin, null_reduction"
+SHIPPED = Path(genchess.__file__).parent / "genomes"
 
 
 def write_config(directory: Path, **changes) -> Path:
@@ -73,6 +75,9 @@ def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path):
     config = write_config(parts)
     assert run(config, stop_after=5) == 130                 # Ctrl-C inside iteration 3
     assert [r["iteration"] for r in read_records(parts / "run.txt")[1]] == [1, 2]
+    # Between the sittings the configured genome changed (a new default genome, say):
+    # the run goes on from its own start genome.
+    config = write_config(parts, **{"initial genomes": str(SHIPPED / "unified.genome")})
     assert run(config) == 0
     assert read_records(parts / "run.txt") == read_records(whole / "run.txt")
     assert without_comments(parts / "run.txt_best.genome") == without_comments(whole / "run.txt_best.genome")

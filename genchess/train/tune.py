@@ -21,7 +21,7 @@ values tuned at very short controls often do not carry over.
 
 Files (append-only, except the two replaced whole and atomically):
   <run file>               a JSON line per iteration: its game results and the numbers
-  <run file>_start.genome  the start genome
+  <run file>_start.genome  the start genome, which a resumed run goes on from
   <run file>_best.genome   the tuned numbers so far (SPSA's theta, a population's best or
                            mean), rounded where whole: what the final SPRT plays
   <run file>_state.pickle  the optimiser's whole state and its random generators
@@ -59,7 +59,8 @@ TUNE_KEYS = [
     Key("run file", "path", "the run's records; <file>_best.genome, <file>_start.genome and "
         "<file>_state.pickle beside it; an existing run is resumed", "run_file"),
     Key("initial genomes", "file", "the genome tuned (a genome file's last genome, or a "
-        "trainer's run file; default: the default genome)", "initial_genomes"),
+        "trainer's run file; default: the default genome); a resumed run goes on from its "
+        "own <file>_start.genome", "initial_genomes"),
     Key("tune", "words", "which numbers: search (every search gene), search gene names, or "
         "the genome's own groups (material, mobility, a table such as 'pawn mg'), separated "
         "by commas", "tune"),
@@ -188,10 +189,14 @@ class TuneTrainer(Run):
     def __init__(self, config: TuneConfig, out=print, executor_factory=None, progress=True):
         self.iteration = 0                          # iterations complete
         super().__init__(config, out, executor_factory, progress)
+        # A resumed run goes on from its own start genome, whatever the configuration's
+        # genome is today: the default genome may have changed since the run began.
+        own_start = config.companion("_start.genome")
+        resuming = config.companion("_state.pickle").exists() and own_start.exists()
         try:
-            self.start_genome = open_genome(config.initial_genomes).copy(0)
+            self.start_genome = open_genome(own_start if resuming else config.initial_genomes).copy(0)
         except GenomeError as e:
-            raise ConfigError(f"initial genomes: {e}") from None
+            raise ConfigError(f"{'resuming: ' if resuming else 'initial genomes: '}{e}") from None
         try:
             self.numbers = tuned_numbers(self.start_genome, config.tune, config.freeze)
         except ValueError as e:
