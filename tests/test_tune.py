@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import genchess
 from genchess.genome import open_genome, read_genomes
+from genchess.genome.genome_file import GENOMES_DIR
 from genchess.train.registry import parse_config, trainer_for
 from genchess.train.config import ConfigError
 from genchess.train.tune import read_records
@@ -20,7 +20,6 @@ from genchess.train.tune import read_records
 from train_helpers import config_text, plot_command, run as run_command
 
 GENES = "rfp_margin, lmr_base, futility_margin, null_reduction"
-SHIPPED = Path(genchess.__file__).parent / "genomes"
 
 
 def write_config(directory: Path, **changes) -> Path:
@@ -77,7 +76,7 @@ def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path):
     assert [r["iteration"] for r in read_records(parts / "run.txt")[1]] == [1, 2]
     # Between the sittings the configured genome changed (a new default genome, say):
     # the run goes on from its own start genome.
-    config = write_config(parts, **{"initial genomes": str(SHIPPED / "unified.genome")})
+    config = write_config(parts, **{"initial genomes": str(GENOMES_DIR / "unified.genome")})
     assert run(config) == 0
     assert read_records(parts / "run.txt") == read_records(whole / "run.txt")
     assert without_comments(parts / "run.txt_best.genome") == without_comments(whole / "run.txt_best.genome")
@@ -113,8 +112,7 @@ def test_a_population_with_game_fitness(tmp_path, optimiser):
 def test_frozen_numbers_stay_and_a_kinds_own_numbers_tune_too(tmp_path):
     config = write_config(tmp_path, tune="null_reduction, lmr_base, material",
                           freeze="lmr_base", generations="3",
-                          **{"initial genomes": str(Path(__file__).parents[1] / "genchess" / "genomes"
-                                                    / "material-positions.genome")})
+                          **{"initial genomes": str(GENOMES_DIR / "material-positions.genome")})
     assert run(config) == 0
     header, iterations = read_records(tmp_path / "run.txt")
     where = header["numbers"].index("lmr_base")
@@ -123,8 +121,7 @@ def test_frozen_numbers_stay_and_a_kinds_own_numbers_tune_too(tmp_path):
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"tune": "rfp_margn", "initial genomes": str(Path(__file__).parents[1] / "genchess" / "genomes"
-                                                  / "unified.genome")},
+    ({"tune": "rfp_margn", "initial genomes": str(GENOMES_DIR / "unified.genome")},
      "tune: 'rfp_margn' is neither a search gene nor a group"),
     ({"tune": "material"}, "tune: 'material' is not a search gene, and a network genome's own "
                            "numbers are trained on positions"),
