@@ -50,12 +50,14 @@ def plot_results(plt, header: dict, iterations: list[dict], out: Path) -> Path:
     else:
         values = [max(r["scores"]) for r in iterations]
         label = "best genome's wins - losses against the start, rolling mean"
+    window = max(1, len(values) // 20)
     fig, ax = plt.subplots(figsize=(9, 4))
-    ax.plot(k, rolling(values, max(1, len(values) // 20)), lw=1.2)
+    ax.plot(k, rolling(values, window), lw=1.2)
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("iteration")
     ax.set_ylabel(label)
-    ax.set_title(f"Games per iteration: {len(iterations[-1]['games'])}")
+    ax.set_title(f"{header['optimiser']}: {len(iterations[-1]['games'])} games an iteration, "
+                 f"mean of the last {window} iterations")
     ax.grid(alpha=0.3)
     return save(plt, fig, out / "results.png")
 
