@@ -29,7 +29,8 @@ class UsageError(Exception):
 def add_match_arguments(p) -> None:
     p.add_argument("engines", nargs=2, metavar="ENGINE",
                    help="genchess[:GENOME[:ID]] [search=MODE ga_level=1|2 hash=MB threads=N skill=0..20 name=N player=turing], "
-                        "or 'uci:CMD [ARGS] [OPTION=VALUE...]' / 'xboard:CMD ...' (quote it)")
+                        "or 'uci:CMD [ARGS] [OPTION=VALUE...]' / 'xboard:CMD ...' (quote it); "
+                        "any side may add tc=TC, its own time control (time odds)")
     p.add_argument("--games", type=int, metavar="N",
                    help=f"games to play (default 100; with --sprt, at most {SPRT_MAX_GAMES})")
     add_common_arguments(p)
