@@ -82,6 +82,16 @@ def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path):
     assert without_comments(parts / "run.txt_best.genome") == without_comments(whole / "run.txt_best.genome")
 
 
+def test_a_state_without_its_start_genome_is_not_resumed_from_the_config(tmp_path):
+    config = write_config(tmp_path)
+    assert run(config, stop_after=5) == 130
+    (tmp_path / "run.txt_start.genome").unlink()
+    with pytest.raises(ConfigError, match=r"run.txt_start.genome: missing, and .*run.txt_state.pickle "
+                                          r"is there: not resumable"):
+        run(config)
+    assert [r["iteration"] for r in read_records(tmp_path / "run.txt")[1]] == [1, 2]   # files intact
+
+
 def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_path):
     config = write_config(tmp_path, generations="4")
     assert run(config) == 0
