@@ -191,13 +191,12 @@ class TuneTrainer(Run):
         super().__init__(config, out, executor_factory, progress)
         # A resumed run goes on from its own start genome, whatever the configuration's
         # genome is today: the default genome may have changed since the run began.
-        own_start = config.companion("_start.genome")
-        resuming = config.companion("_state.pickle").exists()
+        own_start, state = config.companion("_start.genome"), config.companion("_state.pickle")
+        resuming = state.exists()
         if resuming and not own_start.exists():
             # The configured genome in its place could move the saved theta onto other numbers.
-            raise ConfigError(f"{own_start}: missing, and {config.companion('_state.pickle')} is "
-                              f"there: not resumable (put the start genome back, or move the "
-                              f"run's files away to start afresh)")
+            raise ConfigError(f"{own_start}: missing, and {state} is there: not resumable (put "
+                              f"the start genome back, or move the run's files away to start afresh)")
         try:
             self.start_genome = open_genome(own_start if resuming else config.initial_genomes).copy(0)
         except GenomeError as e:
