@@ -162,6 +162,44 @@ def test_garbage_pool_file(tmp_path, content):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.txt"]
 
 
+
+RECORD_HEADERS = {"evolve": ("# GenChess evolve run: a test\n",
+                             "generation 1: loss 0.1 held-out 0.1 mean 0.1 best-so-far {}\n"),
+                  "network": ("# GenChess network run: a test\n",
+                              "epoch 1: loss 0.1 held-out 0.1 quantised {}\n")}
+
+
+@pytest.mark.parametrize("method", sorted(RECORD_HEADERS))
+@pytest.mark.parametrize("body, where", [(b"\xff\xfe binary\n", ":2: not text"),
+                                         ("record", ":2: a number that does not read")],
+                         ids=["binary", "bad number"])
+def test_garbage_records_name_their_line(tmp_path, capsys, method, body, where):
+    """An evolve or network run's records with a line that is not text, or a record
+    line whose numbers do not read: one line naming file:line, exit 2, nothing drawn."""
+    from genchess.plot import main
+    header, record = RECORD_HEADERS[method]
+    path = tmp_path / "run.txt"
+    path.write_bytes(header.encode() + (record.format("0.1x").encode() if body == "record" else body))
+    assert main([str(path)], prog="genchess plot") == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"run.txt{where}" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt"]
+
+
+@pytest.mark.parametrize("method", sorted(RECORD_HEADERS))
+def test_an_unfinished_last_record_is_left_out(tmp_path, method):
+    """A run drawn while it writes: its last line, cut in a number, is not drawn."""
+    from genchess.drawing import read_record_lines
+    from genchess.train.evolve_plots import EVOLVE_LINE
+    from genchess.train.network_plots import EPOCH_LINE
+    header, record = RECORD_HEADERS[method]
+    path = tmp_path / "run.txt"
+    path.write_text(header + record.format("0.05") + record.format("1e").rstrip("\n"))
+    pattern = EVOLVE_LINE if method == "evolve" else EPOCH_LINE
+    [rows] = read_record_lines(path, pattern)
+    assert len(rows) == 1 and rows[0][-1] == 0.05
+
+
 # ------------------------------------------------------------------ promotion counting
 
 HAND_MADE = """\

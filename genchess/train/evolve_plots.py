@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from genchess.drawing import (PIECE_NAMES, PIECES, PlotError, draw_boards, phase_name,
-                              plot_piece_strengths, plot_tables, pyplot, save)
+                              plot_piece_strengths, plot_tables, pyplot, read_record_lines, save)
 from genchess.genome import GenomeError, load_genome
 from genchess.train.champion import plot_champion_gain
 from genchess.train.records import genomes_by_id, read_complete_genomes
@@ -24,13 +24,7 @@ VALIDATION_LINE = re.compile(r"validation (\d+): .* games (\d+) elo (\S+) low (\
 def read_evolve_records(path: Path):
     """(generation rows [g, loss, held-out, mean, best-so-far], validation rows
     [g, games, elo, low, high]) of an evolve run's records."""
-    rows, checks = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if match := EVOLVE_LINE.match(line):
-            rows.append([float(x) for x in match.groups()])
-        elif match := VALIDATION_LINE.match(line):
-            checks.append([float(x) for x in match.groups()])
-    return rows, checks
+    return read_record_lines(path, EVOLVE_LINE, VALIDATION_LINE)
 
 
 def plot_evolve_loss(plt, rows, out: Path) -> Path:

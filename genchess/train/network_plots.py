@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from genchess.drawing import PlotError, pyplot, save
+from genchess.drawing import PlotError, pyplot, read_record_lines, save
 from genchess.train.champion import plot_champion_gain
 from genchess.train.evolve_plots import VALIDATION_LINE, plot_validation
 
@@ -21,13 +21,7 @@ EPOCH_LINE = re.compile(r"epoch (\d+): loss (\S+) held-out (\S+) quantised (\S+)
 def read_network_records(path: Path):
     """(epoch rows [epoch, loss, held-out, quantised], validation rows [epoch, games,
     elo, low, high]) of a network run's records."""
-    rows, checks = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if match := EPOCH_LINE.match(line):
-            rows.append([float(x) for x in match.groups()])
-        elif match := VALIDATION_LINE.match(line):
-            checks.append([float(x) for x in match.groups()])
-    return rows, checks
+    return read_record_lines(path, EPOCH_LINE, VALIDATION_LINE)
 
 
 def _read_best(path: Path):
