@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -91,6 +92,34 @@ def test_a_state_without_its_start_genome_is_not_resumed_from_the_config(tmp_pat
         run(config)
     assert [r["iteration"] for r in read_records(tmp_path / "run.txt")[1]] == [1, 2]   # files intact
 
+
+
+@pytest.mark.parametrize("line, damage, message", [
+    (0, lambda r: r.pop("numbers"), r'run.txt:1: the header\'s "numbers" is not a list of gene names'),
+    (0, lambda r: r["hi"].pop(), r'run.txt:1: the header\'s "hi" is not 4 numbers'),
+    (2, lambda r: r.pop("theta"), r'run.txt:3: iteration 2\'s "theta" is not 4 numbers'),
+    (1, lambda r: r["theta"].__setitem__(0, "x"), r'run.txt:2: iteration 1\'s "theta" is not 4 numbers'),
+    (2, lambda r: r.__setitem__("result", None), r'run.txt:3: iteration 2\'s "result" is not a number'),
+], ids=["no names", "short bounds", "no theta", "a word in theta", "no result"])
+def test_damaged_records_name_their_line_and_are_not_appended_to(tmp_path, line, damage, message):
+    """A record edited out of shape: genchess plot says file:line in one line, and the
+    run refuses to resume rather than append to records it cannot read."""
+    config = write_config(tmp_path, generations="3")
+    assert run(config, stop_after=5) == 130
+    records = tmp_path / "run.txt"
+    lines = records.read_text().splitlines(True)
+    record = json.loads(lines[line])
+    damage(record)
+    lines[line] = json.dumps(record) + "\n"
+    records.write_text("".join(lines))
+    before = records.read_bytes()
+    done = run_command(plot_command(str(records)), cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    [error] = done.stderr.splitlines()
+    assert re.search(message, error), error
+    with pytest.raises(ConfigError, match=message + ": not resumable"):
+        run(config)
+    assert records.read_bytes() == before
 
 def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_path):
     config = write_config(tmp_path, generations="4")

@@ -421,10 +421,11 @@ class TuneTrainer(Run):
 
 def read_records(path: Path) -> tuple[dict, list[dict]]:
     """The header and the iterations of a tune run file; a torn line (a run killed while
-    writing it) is passed over. ValueError when the file is not a tune run's."""
+    writing it) is passed over. ValueError when the file is not a tune run's, or names
+    `path:line` when a record lacks what the plots and the resume read."""
     header, iterations = None, []
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             try:
                 record = json.loads(line)
             except ValueError:
@@ -434,12 +435,47 @@ def read_records(path: Path) -> tuple[dict, list[dict]]:
             if header is None:
                 if record.get("record") != RECORD:
                     raise ValueError(f"{path}: not a tune run's records")
-                header = record
+                header = check_header(record, f"{path}:{number}")
             elif isinstance(record.get("iteration"), int):
-                iterations.append(record)
+                iterations.append(check_iteration(record, header, f"{path}:{number}"))
     if header is None:
         raise ValueError(f"{path}: not a tune run's records")
     return header, iterations
+
+
+def _are_numbers(value, count: int) -> bool:
+    return (isinstance(value, list) and len(value) == count
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
+
+
+def check_header(header: dict, where: str) -> dict:
+    """A tune run's header as it was written: the numbers' names, starts and bounds, and
+    the optimiser; ValueError naming `where` otherwise."""
+    names = header.get("numbers")
+    if not (isinstance(names, list) and names and all(isinstance(n, str) for n in names)):
+        raise ValueError(f"{where}: the header's \"numbers\" is not a list of gene names")
+    for key in ("start", "lo", "hi"):
+        if not _are_numbers(header.get(key), len(names)):
+            raise ValueError(f"{where}: the header's \"{key}\" is not {len(names)} numbers")
+    if not isinstance(header.get("optimiser"), str):
+        raise ValueError(f"{where}: the header names no optimiser")
+    return header
+
+
+def check_iteration(record: dict, header: dict, where: str) -> dict:
+    """An iteration's record as it was written: theta, the games and their outcome (SPSA's
+    result, a population's scores); ValueError naming `where` otherwise."""
+    count = len(header["numbers"])
+    if not _are_numbers(record.get("theta"), count):
+        raise ValueError(f"{where}: iteration {record['iteration']}'s \"theta\" is not {count} numbers")
+    if not (isinstance(record.get("games"), list) and record["games"]):
+        raise ValueError(f"{where}: iteration {record['iteration']} lists no games")
+    if header["optimiser"] == "spsa":
+        if not _are_numbers([record.get("result")], 1):
+            raise ValueError(f"{where}: iteration {record['iteration']}'s \"result\" is not a number")
+    elif not _are_numbers(record.get("scores"), len(record.get("scores") or [])) or not record["scores"]:
+        raise ValueError(f"{where}: iteration {record['iteration']}'s \"scores\" are not numbers")
+    return record
 
 
 def is_json_line(line: str) -> bool:
@@ -450,10 +486,16 @@ def is_json_line(line: str) -> bool:
 
 
 def last_iteration(path: Path) -> int:
+    """The last iteration recorded in a resumed run's file (0 for none or an empty file);
+    ConfigError when the file cannot be read as a tune run's, so that it is not appended to."""
+    if not path.exists() or not path.stat().st_size:
+        return 0
     try:
         _, iterations = read_records(path)
-    except (OSError, ValueError):
-        return 0
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    except ValueError as e:
+        raise ConfigError(f"{e}: not resumable (move the records away to start afresh)") from None
     return max((r["iteration"] for r in iterations), default=0)
 
 
