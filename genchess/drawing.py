@@ -38,9 +38,9 @@ def save(plt, fig, path: Path) -> Path:
 
 def read_record_lines(path: Path, *patterns) -> list[list[list[float]]]:
     """The numbers of a run's record lines: for each regex in `patterns`, the groups
-    of every line it matches, as floats, in file order. A matched line whose numbers
-    do not read is a PlotError naming `path:line`, unless it is the file's unfinished
-    last line (a run still writing as it is drawn). OSError is the caller's."""
+    of every line it matches, as floats, in file order. An unfinished last line (no
+    newline yet: a run still writing as it is drawn) is left out; a matched line whose
+    numbers do not read is a PlotError naming `path:line`. OSError is the caller's."""
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")
@@ -48,15 +48,12 @@ def read_record_lines(path: Path, *patterns) -> list[list[list[float]]]:
         line = data[:e.start].count(b"\n") + 1
         raise PlotError(f"{path}:{line}: not text (byte {e.start} is not UTF-8)") from None
     found = [[] for _ in patterns]
-    lines = text.splitlines()
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(text[:text.rfind("\n") + 1].splitlines(), 1):
         for rows, pattern in zip(found, patterns):
             if match := pattern.match(line):
                 try:
                     rows.append([float(x) for x in match.groups()])
                 except ValueError:
-                    if number == len(lines) and not text.endswith("\n"):
-                        break
                     raise PlotError(f"{path}:{number}: a number that does not read in "
                                     f"{line[:80]!r}") from None
                 break

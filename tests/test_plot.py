@@ -162,7 +162,6 @@ def test_garbage_pool_file(tmp_path, content):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pool.txt"]
 
 
-
 RECORD_HEADERS = {"evolve": ("# GenChess evolve run: a test\n",
                              "generation 1: loss 0.1 held-out 0.1 mean 0.1 best-so-far {}\n"),
                   "network": ("# GenChess network run: a test\n",

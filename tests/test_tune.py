@@ -93,7 +93,6 @@ def test_a_state_without_its_start_genome_is_not_resumed_from_the_config(tmp_pat
     assert [r["iteration"] for r in read_records(tmp_path / "run.txt")[1]] == [1, 2]   # files intact
 
 
-
 @pytest.mark.parametrize("line, damage, message", [
     (0, lambda r: r.pop("numbers"), r'run.txt:1: the header\'s "numbers" is not a list of gene names'),
     (0, lambda r: r["hi"].pop(), r'run.txt:1: the header\'s "hi" is not 4 numbers'),
@@ -120,6 +119,7 @@ def test_damaged_records_name_their_line_and_are_not_appended_to(tmp_path, line,
     with pytest.raises(ConfigError, match=message + ": not resumable"):
         run(config)
     assert records.read_bytes() == before
+
 
 def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_path):
     config = write_config(tmp_path, generations="4")

@@ -443,9 +443,14 @@ def read_records(path: Path) -> tuple[dict, list[dict]]:
     return header, iterations
 
 
-def _are_numbers(value, count: int) -> bool:
-    return (isinstance(value, list) and len(value) == count
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value))
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _are_numbers(value, count: int | None = None) -> bool:
+    """Whether `value` is a list of `count` numbers (of at least one when count is None)."""
+    return (isinstance(value, list) and all(map(_is_number, value))
+            and (len(value) == count if count is not None else bool(value)))
 
 
 def check_header(header: dict, where: str) -> dict:
@@ -465,16 +470,16 @@ def check_header(header: dict, where: str) -> dict:
 def check_iteration(record: dict, header: dict, where: str) -> dict:
     """An iteration's record as it was written: theta, the games and their outcome (SPSA's
     result, a population's scores); ValueError naming `where` otherwise."""
-    count = len(header["numbers"])
+    where, count = f"{where}: iteration {record['iteration']}", len(header["numbers"])
     if not _are_numbers(record.get("theta"), count):
-        raise ValueError(f"{where}: iteration {record['iteration']}'s \"theta\" is not {count} numbers")
+        raise ValueError(f"{where}'s \"theta\" is not {count} numbers")
     if not (isinstance(record.get("games"), list) and record["games"]):
-        raise ValueError(f"{where}: iteration {record['iteration']} lists no games")
+        raise ValueError(f"{where} lists no games")
     if header["optimiser"] == "spsa":
-        if not _are_numbers([record.get("result")], 1):
-            raise ValueError(f"{where}: iteration {record['iteration']}'s \"result\" is not a number")
-    elif not _are_numbers(record.get("scores"), len(record.get("scores") or [])) or not record["scores"]:
-        raise ValueError(f"{where}: iteration {record['iteration']}'s \"scores\" are not numbers")
+        if not _is_number(record.get("result")):
+            raise ValueError(f"{where}'s \"result\" is not a number")
+    elif not _are_numbers(record.get("scores")):
+        raise ValueError(f"{where}'s \"scores\" are not numbers")
     return record
 
 
