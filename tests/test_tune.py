@@ -68,6 +68,20 @@ def test_an_spsa_run_records_each_iteration_and_its_genome_plays(tmp_path):
     assert start.search == {} and start.copy(best.id).with_search(best.search) == best   # only the search genes moved
 
 
+def test_the_run_ends_with_the_sprt_that_decides_it(tmp_path):
+    lines = []
+    trainer_for(parse_config(write_config(tmp_path, generations="1")), out=lines.append,
+                progress=False, executor_factory=lambda workers: StopAfter(workers)).run()
+    command = lines[-1].split("Games decide, at a long time control: ")[1].split()
+    assert command[:2] == ["genchess", "match"]
+    best, start = (Path(arg.removeprefix("genchess:")) for arg in command[2:4])
+    assert best == tmp_path / "run.txt_best.genome" and start == tmp_path / "run.txt_start.genome"
+    assert best.exists() and start.exists()
+    options = " ".join(command[4:])
+    assert "--tc 10+0.1 --sprt elo0=0 elo1=5 --concurrency 2" in options
+    assert options.endswith(f"--pgn {(tmp_path / 'run-sprt.pgn').as_posix()} --resume")
+
+
 def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path):
     whole, parts = tmp_path / "whole", tmp_path / "parts"
     whole.mkdir(), parts.mkdir()

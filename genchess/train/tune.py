@@ -414,9 +414,18 @@ class TuneTrainer(Run):
     def report(self, wall: float) -> None:
         cfg = self.config
         self.out(f"Tuned numbers after {self.iteration} iterations: {cfg.companion('_best.genome')}. "
-                 f"Games decide, at a long time control: genchess match "
-                 f"genchess:{cfg.companion('_best.genome')} genchess:{cfg.companion('_start.genome')} "
-                 f"--tc 10+0.1 --sprt elo0=0 elo1=5 --pgn {cfg.run_file}-sprt.pgn --resume")
+                 f"Games decide, at a long time control: {sprt_command(cfg)}")
+
+
+def sprt_command(cfg) -> str:
+    """The match that decides a tune (docs/tune.md): the tuned genome against the start,
+    SPRT [0, 5] at 10+0.1 with strict clocks, two games at once and fishtest's
+    adjudication; `--resume` lets it stop and go on later."""
+    pgn = Path(cfg.run_file).with_suffix("").as_posix() + "-sprt.pgn"
+    return (f"genchess match genchess:{cfg.companion('_best.genome')} "
+            f"genchess:{cfg.companion('_start.genome')} --tc 10+0.1 --sprt elo0=0 elo1=5 "
+            f"--concurrency 2 --resign movecount=3 score=400 --draw movenumber=34 movecount=8 "
+            f"score=20 --pgn {pgn} --resume")
 
 
 def read_records(path: Path) -> tuple[dict, list[dict]]:
