@@ -52,13 +52,20 @@ class Adjudication:
         return cls(**fields)
 
     def describe(self) -> str:
-        parts = []
+        return ", ".join(self._rules()) or "none"
+
+    def options(self) -> str:
+        """The command-line spelling that `from_options` reads back: `--resign ... --draw ...`."""
+        return " ".join(f"--{rule}" for rule in self._rules())
+
+    def _rules(self) -> list[str]:
+        rules = []
         if self.resign_moves:
-            parts.append(f"resign movecount={self.resign_moves} score={self.resign_score}")
+            rules.append(f"resign movecount={self.resign_moves} score={self.resign_score}")
         if self.draw_moves:
-            parts.append(f"draw movenumber={self.draw_from_move} movecount={self.draw_moves} "
+            rules.append(f"draw movenumber={self.draw_from_move} movecount={self.draw_moves} "
                          f"score={self.draw_score}")
-        return ", ".join(parts) or "none"
+        return rules
 
 
 FISHTEST = Adjudication(resign_moves=3, resign_score=400, draw_from_move=34, draw_moves=8, draw_score=20)

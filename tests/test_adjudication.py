@@ -78,6 +78,13 @@ def test_option_parsing_names_the_faulty_word():
             Adjudication.from_options(resign, draw)
 
 
+def test_the_rules_spell_the_options_they_are_read_from():
+    assert FISHTEST.options() == "--resign movecount=3 score=400 --draw movenumber=34 movecount=8 score=20"
+    words = FISHTEST.options().split()
+    assert Adjudication.from_options(words[1:3], words[4:]) == FISHTEST
+    assert Adjudication().options() == "" and Adjudication().describe() == "none"
+
+
 class ScriptedPlayer:
     """Plays its first legal move and reports a fixed score."""
 

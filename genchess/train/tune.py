@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genchess.adjudication import FISHTEST
 from genchess.files import package_file, write_atomically
 from genchess.fitness.spsa import A_RATIO, ALPHA, GAMMA, Spsa, SpsaParameter, SpsaSchedule
 from genchess.genome import Genome, GenomeError, open_genome
@@ -424,8 +425,7 @@ def sprt_command(cfg) -> str:
     pgn = Path(cfg.run_file).with_suffix("").as_posix() + "-sprt.pgn"
     return (f"genchess match genchess:{cfg.companion('_best.genome')} "
             f"genchess:{cfg.companion('_start.genome')} --tc 10+0.1 --sprt elo0=0 elo1=5 "
-            f"--concurrency 2 --resign movecount=3 score=400 --draw movenumber=34 movecount=8 "
-            f"score=20 --pgn {pgn} --resume")
+            f"--concurrency 2 {FISHTEST.options()} --pgn {pgn} --resume")
 
 
 def read_records(path: Path) -> tuple[dict, list[dict]]:
