@@ -117,10 +117,17 @@ def phase_name(phase: str) -> str:
     return "middle game" if phase == "mg" else "end game"
 
 
-def plot_tables(plt, genome, out: Path) -> Path:
+def tables_title(genome, hosted: bool = False) -> str:
+    """The title over a chromosome's tables. A hosted chromosome (Phoenix inside a unified
+    genome) plays on its host's material, so its own, unused, is not named."""
+    material = ("played inside its host genome, on the host's material and every other term" if hosted
+                else f"material {' '.join(map(str, genome.material))}")
+    return (f"Piece-square tables of chromosome {genome.id} ({material}; rook and queen use "
+            f"their middle-game table in the end game)")
+
+
+def plot_tables(plt, genome, out: Path, hosted: bool = False) -> Path:
     """The best chromosome's ten tables as boards."""
     from genchess.genome.pvt import TABLES
     boards = [(f"{piece} {phase_name(phase)}", genome.table(piece, phase)) for piece, phase in TABLES]
-    return draw_boards(plt, boards, 5, f"Piece-square tables of chromosome {genome.id} (material "
-                       f"{' '.join(map(str, genome.material))}; rook and queen use their "
-                       f"middle-game table in the end game)", out / "tables.png")
+    return draw_boards(plt, boards, 5, tables_title(genome, hosted), out / "tables.png")

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from engine_helpers import genchess_command
+from genchess.drawing import tables_title
 from genchess.genome import PvtGenome, load_genome, open_genome
 from genchess.genome.pvt import N_VALUES, TABLE_INDEX, TABLES
 from genchess.train.config import ConfigError
@@ -418,6 +419,14 @@ def test_a_host_plays_the_chromosomes_tables_and_keeps_every_other_number():
     # Only the tables moved: the host's own tables, hosted, give its middle game back.
     own = PvtGenome(1, [v for piece, phase in TABLES for v in host.group(piece, phase)])
     assert host.hosting(own).mg == host.mg
+
+
+def test_a_hosted_runs_tables_plot_does_not_name_the_material_it_never_played():
+    chromosome = pvt(5, genome_id=9)
+    alone = tables_title(chromosome)
+    assert "chromosome 9" in alone and f"material {' '.join(map(str, chromosome.material))}" in alone
+    hosted = tables_title(chromosome, hosted=True)
+    assert "chromosome 9" in hosted and "material 100" not in hosted and "host's material" in hosted
 
 
 @pytest.mark.parametrize("keys, line, problem", [

@@ -47,6 +47,7 @@ def plot_run(path: Path, out: Path, warn=None) -> list[Path]:
         db = ChromosomeReader(path)
         history = db.history()
         best = db.chromosome(db.best_id())
+        hosted = "host" in db.meta()
         db.close()
         out.mkdir(parents=True, exist_ok=True)
     except GenomeError as e:
@@ -54,5 +55,5 @@ def plot_run(path: Path, out: Path, warn=None) -> list[Path]:
     except OSError as e:
         raise PlotError(f"cannot write {out}: {e.strerror}") from None
     plt = pyplot()
-    return [plot_tables(plt, best, out), plot_fitness(plt, history, out),
+    return [plot_tables(plt, best, out, hosted), plot_fitness(plt, history, out),
             plot_niches(plt, history, out)]
