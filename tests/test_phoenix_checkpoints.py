@@ -45,3 +45,27 @@ def test_a_file_that_is_not_a_database_gets_one_line(tmp_path):
     done = run_script("studies/phoenix_checkpoints.py", "run.db", cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "run.db: not a Phoenix chromosome database" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_loss_scores_a_hosted_runs_checkpoints_beside_its_host(tmp_path):
+    host = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
+    base = {"method": "multi-niche crowding", "chromosome database": "run.db", "population": "4",
+            "games per player": "1", "depth": "1", "generations": "3", "seed": "3",
+            "host genome": str(host)}
+    (tmp_path / "run.cfg").write_text(config_text(base))
+    proc = run(train_command("run.cfg"), cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    textbook = REPO_ROOT / "genchess" / "genomes" / "pvt-textbook.genome"
+    positions = REPO_ROOT / "genchess" / "data" / "positions.epd.gz"
+    done = subprocess.run([sys.executable, str(SCRIPT), "run.db", "--every", "2", "--loss", "--limit", "300",
+                           "--against", str(textbook), "--positions", str(positions)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    losses = {line.split(" | ")[0].lstrip("| "): float(line.split(" | ")[1].rstrip(" |"))
+              for line in done.stdout.splitlines() if line.startswith("| ") and "mentor loss" not in line}
+    assert set(losses) >= {"the host genome, its own tables", "the host genome, no tables",
+                           "the host genome, pvt-textbook.genome's tables"}
+    assert sum(name.startswith("generation ") for name in losses) == 2        # 0 and 2
+    # The host's own, tuned tables evaluate better than none; random tables, worse.
+    assert losses["the host genome, its own tables"] < losses["the host genome, no tables"]
+    assert losses["the host genome, no tables"] < losses[next(n for n in losses if n.startswith("generation 0"))]

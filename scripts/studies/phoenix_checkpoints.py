@@ -11,6 +11,14 @@ so the script can be stopped and run again. Writes OUT.md (a table) and OUT.png 
 against generation with 95% intervals; a match lost or won in every game at its
 one-sided bound). Run it while the evolution is stopped or on a quiet machine: the
 matches are timed.
+
+    python scripts/studies/phoenix_checkpoints.py phoenix.db --every 200 --loss [--limit 3000]
+
+`--loss` plays no games: it scores the same checkpoints by the mentor loss on the held-out
+positions of the labelled set (as scripts/studies/eval_headroom.py does; lower is better)
+and prints a markdown table. For a run inside a host genome it scores the host beside them
+three ways: with its own tables, with no tables, and with --against's tables (a PVT genome),
+so that a run's tables can be set against the evaluation they replaced.
 """
 
 from __future__ import annotations
@@ -56,6 +64,48 @@ def play(database: Path, generation: int, chromosome: int, against: str, args) -
     return json.loads(done.stdout)
 
 
+def mentor_losses(database: Path, chosen: list[tuple[int, int]], against: str, positions_path: str,
+                  limit: int) -> list[tuple[str, float]]:
+    """(what, mentor loss) for the references (a hosted run) and each checkpoint's best."""
+    import numpy as np
+    from genchess.fitness.loss import sigmoid, squared_error
+    from genchess.fitness.positions import PositionSetError, load_positions
+    from genchess.fitness.scoring import fitted_labels
+    from genchess.genome import GenomeError, PvtGenome, load_genome
+    from genchess.genome.pvt import N_VALUES
+    from genchess.genome.run_files import ChromosomeReader
+    try:
+        positions = load_positions(positions_path)
+        positions = positions.subset(np.isfinite(positions.mentor))
+        labels = fitted_labels(positions_path, positions, "mentor")
+        reader = ChromosomeReader(database)
+        host = reader.host()
+        reference = load_genome(against)
+    except (GenomeError, PositionSetError, OSError) as e:
+        raise SystemExit(f"phoenix_checkpoints: {e}") from None
+    held_out = positions.split(0.1)[1]
+    if limit:
+        held_out = held_out.subset(np.arange(min(limit, len(held_out))))
+    target = sigmoid(held_out.mentor, labels.k_mentor)
+
+    def loss(genome) -> float:
+        cp = held_out.evaluate_cp(genome)
+        known = np.isfinite(cp)
+        return float(squared_error(target[known], cp[known], labels.k_mentor))
+
+    rows = []
+    if host is not None:
+        rows.append(("the host genome, its own tables", loss(host)))
+        rows.append(("the host genome, no tables", loss(host.hosting(PvtGenome(0, [0] * N_VALUES)))))
+        if reference.KIND == "pvt":
+            rows.append((f"the host genome, {Path(against).name}'s tables", loss(host.hosting(reference))))
+    for generation, chromosome in chosen:
+        rows.append((f"generation {generation}'s best (chromosome {chromosome})",
+                     loss(reader.player(chromosome))))
+    reader.close()
+    return rows
+
+
 def shown_elo(result: dict) -> tuple[float, float, float, bool]:
     """(Elo, low, high, bounded): the pentanomial estimate where there are pairs; for
     a match won or lost in every game, its one-sided bound (bounded = True)."""
@@ -77,9 +127,21 @@ def main(argv=None) -> int:
     parser.add_argument("--tc", default="10+0.1")
     parser.add_argument("--concurrency", type=int)
     parser.add_argument("--out", default="checkpoints", help="OUT.md, OUT.png, OUT-gen<g>.pgn")
+    parser.add_argument("--loss", action="store_true", help="score the checkpoints by the mentor "
+                        "loss on held-out positions instead of games")
+    parser.add_argument("--positions", default="genchess/data/positions.epd.gz",
+                        help="the labelled set for --loss")
+    parser.add_argument("--limit", type=int, default=3000, help="held-out positions for --loss (0: all)")
     args = parser.parse_args(argv)
     if args.every < 1 or args.games < 2:
         parser.error("--every must be at least 1 and --games at least 2")
+    if args.loss:
+        rows = mentor_losses(args.database, checkpoints(args.database, args.every), args.against,
+                             args.positions, args.limit)
+        print(f"| {args.database} | mentor loss |\n|---|---:|")
+        for what, value in rows:
+            print(f"| {what} | {value:.4f} |")
+        return 0
 
     rows = []
     for generation, chromosome in checkpoints(args.database, args.every):
