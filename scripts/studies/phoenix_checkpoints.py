@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def checkpoints(database: Path, every: int) -> list[tuple[int, int]]:
     """(generation, best chromosome) for every `every`th complete generation and the last."""
@@ -129,7 +131,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="checkpoints", help="OUT.md, OUT.png, OUT-gen<g>.pgn")
     parser.add_argument("--loss", action="store_true", help="score the checkpoints by the mentor "
                         "loss on held-out positions instead of games")
-    parser.add_argument("--positions", default="genchess/data/positions.epd.gz",
+    parser.add_argument("--positions", default=str(REPO / "genchess" / "data" / "positions.epd.gz"),
                         help="the labelled set for --loss")
     parser.add_argument("--limit", type=int, default=3000, help="held-out positions for --loss (0: all)")
     args = parser.parse_args(argv)
