@@ -47,7 +47,7 @@ def plot_run(path: Path, out: Path, warn=None) -> list[Path]:
         db = ChromosomeReader(path)
         history = db.history()
         best = db.chromosome(db.best_id())
-        hosted = "host" in db.meta()
+        hosted = db.host() is not None
         db.close()
         out.mkdir(parents=True, exist_ok=True)
     except GenomeError as e:
