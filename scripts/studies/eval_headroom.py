@@ -61,6 +61,21 @@ def stockfish_evaluations(path: str, fens: list[str]) -> dict[str, np.ndarray]:
     return found
 
 
+def scored_positions(path: str, limit: int = 0, whole: bool = False):
+    """(positions, mentor targets, labels): the set's positions with mentor scores that a
+    study scores, its held-out tenth (or all of it, `whole`), the first `limit` of them."""
+    positions = load_positions(path)
+    positions = positions.subset(np.isfinite(positions.mentor))
+    if len(positions) < 20:
+        raise PositionSetError(f"{path}: {len(positions)} positions with mentor scores; "
+                               f"needs a set made with --mentor")
+    labels = fitted_labels(path, positions, "mentor")
+    held_out = positions if whole else positions.split(0.1)[1]
+    if limit:
+        held_out = held_out.subset(np.arange(min(limit, len(held_out))))
+    return held_out, sigmoid(held_out.mentor, labels.k_mentor), labels
+
+
 def scored(cp: np.ndarray, results: np.ndarray, target: np.ndarray, k_mentor: float,
            k_result: float) -> tuple[float, float, float, float]:
     """(mentor loss at its own scale, best scale, mentor loss then, result loss at its best K)."""
@@ -81,18 +96,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         genomes = {Path(g).name: load_genome(g) for g in (args.genome or DEFAULT_GENOMES)}
-        positions = load_positions(args.positions)
+        held_out, target, labels = scored_positions(args.positions, args.limit, args.whole)
     except (GenomeError, PositionSetError, OSError) as e:
         sys.exit(f"eval_headroom: {e}")
-    positions = positions.subset(np.isfinite(positions.mentor))
-    if len(positions) < 20:
-        sys.exit(f"eval_headroom: {args.positions}: {len(positions)} positions with mentor scores; "
-                 f"needs a set made with --mentor")
-    labels = fitted_labels(args.positions, positions, "mentor")
-    held_out = positions if args.whole else positions.split(0.1)[1]
-    if args.limit:
-        held_out = held_out.subset(np.arange(min(args.limit, len(held_out))))
-    target = sigmoid(held_out.mentor, labels.k_mentor)
     evaluators = {name: held_out.evaluate_cp(genome) for name, genome in genomes.items()}
     stockfish = args.stockfish or shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
     if args.stockfish and not shutil.which(args.stockfish):

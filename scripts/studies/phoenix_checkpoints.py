@@ -70,25 +70,19 @@ def mentor_losses(database: Path, chosen: list[tuple[int, int]], against: str, p
                   limit: int) -> list[tuple[str, float]]:
     """(what, mentor loss) for the references (a hosted run) and each checkpoint's best."""
     import numpy as np
-    from genchess.fitness.loss import sigmoid, squared_error
-    from genchess.fitness.positions import PositionSetError, load_positions
-    from genchess.fitness.scoring import fitted_labels
+    from eval_headroom import scored_positions        # this folder's study of the same loss
+    from genchess.fitness.loss import squared_error
+    from genchess.fitness.positions import PositionSetError
     from genchess.genome import GenomeError, PvtGenome, load_genome
     from genchess.genome.pvt import N_VALUES
     from genchess.genome.run_files import ChromosomeReader
     try:
-        positions = load_positions(positions_path)
-        positions = positions.subset(np.isfinite(positions.mentor))
-        labels = fitted_labels(positions_path, positions, "mentor")
+        held_out, target, labels = scored_positions(positions_path, limit)
         reader = ChromosomeReader(database)
         host = reader.host()
         reference = load_genome(against)
     except (GenomeError, PositionSetError, OSError) as e:
         raise SystemExit(f"phoenix_checkpoints: {e}") from None
-    held_out = positions.split(0.1)[1]
-    if limit:
-        held_out = held_out.subset(np.arange(min(limit, len(held_out))))
-    target = sigmoid(held_out.mentor, labels.k_mentor)
 
     def loss(genome) -> float:
         cp = held_out.evaluate_cp(genome)
