@@ -16,7 +16,7 @@ from genchess.genome import open_genome, read_genomes
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.train.registry import parse_config, trainer_for
 from genchess.train.config import ConfigError
-from genchess.train.tune import read_records
+from genchess.train.tune import check_iteration, read_records
 
 from train_helpers import config_text, plot_command, run as run_command
 
@@ -135,6 +135,15 @@ def test_damaged_records_name_their_line_and_are_not_appended_to(tmp_path, line,
     assert records.read_bytes() == before
 
 
+def test_a_populations_spread_must_be_a_number():
+    header = {"numbers": ["lmr_base"], "start": [75], "lo": [0], "hi": [200], "optimiser": "cma-es"}
+    record = {"iteration": 3, "theta": [75.0], "games": ["1-0", "0-1"], "scores": [0], "spread": "wide"}
+    with pytest.raises(ValueError, match=r'run.txt:4: iteration 3\'s "spread" is not a number'):
+        check_iteration(record, header, "run.txt:4")
+    record["spread"] = 0.8
+    assert check_iteration(record, header, "run.txt:4") is record
+
+
 def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_path):
     config = write_config(tmp_path, generations="4")
     assert run(config) == 0
@@ -160,6 +169,15 @@ def test_a_population_with_game_fitness(tmp_path, optimiser):
     for record in iterations:
         assert len(record["scores"]) == 3 and len(record["games"]) == 6
     assert open_genome(tmp_path / "run.txt").search.keys() <= set(header["numbers"])
+    # the spread in steps: the GA's is its fixed mutation (sigma 1); CMA-ES adapts its own
+    spreads = [r["spread"] for r in iterations]
+    if optimiser == "ga":
+        assert spreads == [1.0, 1.0]
+    else:
+        assert all(0.5 < s < 2 for s in spreads) and spreads[0] != spreads[1]
+    done = run_command(plot_command(str(tmp_path / "run.txt")), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "run.txt_plots" / "results.png").stat().st_size > 5000
 
 
 def test_frozen_numbers_stay_and_a_kinds_own_numbers_tune_too(tmp_path):

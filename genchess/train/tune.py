@@ -21,6 +21,7 @@ values tuned at very short controls often do not carry over.
 
 Files (append-only, except the two replaced whole and atomically):
   <run file>               a JSON line per iteration: its game results and the numbers
+                           (a population's also its spread, in steps)
   <run file>_start.genome  the start genome, which a resumed run goes on from
   <run file>_best.genome   the tuned numbers so far (SPSA's theta, a population's best or
                            mean), rounded where whole: what the final SPRT plays
@@ -236,6 +237,14 @@ class TuneTrainer(Run):
             return GeneticAlgorithm(len(free), cfg.population, cfg.sigma, 0.3, 1, 2, self.seed, lo, hi)
         return cma_strategy(len(free), cfg.population, cfg.sigma, self.seed, lo, hi)
 
+    def spread(self) -> float:
+        """cma-es, ga: how widely the next generation is drawn around its centre, in steps
+        (CMA-ES's median standard deviation, which it adapts; the GA's mutation, fixed).
+        If games cannot tell the genomes apart, CMA-ES cannot narrow it."""
+        if hasattr(self.optimiser, "result"):
+            return float(np.median(self.optimiser.result.stds))
+        return float(self.optimiser.sigma)
+
     def values_of(self, scaled) -> list[float]:
         """cma-es, ga: every tuned number's value from a vector of the free ones, in steps
         from the start."""
@@ -368,7 +377,7 @@ class TuneTrainer(Run):
             best = int(np.argmax(scores))
             centre = getattr(self.optimiser, "mean", None)
             self.theta = self.values_of(centre if centre is not None else population[best])
-            record = {"iteration": k, "scores": scores,
+            record = {"iteration": k, "scores": scores, "spread": round(self.spread(), 4),
                       "games": [r.record.result for r in results]}
         self.games_this_run += len(results)
         self.iteration = k
@@ -489,6 +498,8 @@ def check_iteration(record: dict, header: dict, where: str) -> dict:
             raise ValueError(f"{where}'s \"result\" is not a number")
     elif not _are_numbers(record.get("scores")):
         raise ValueError(f"{where}'s \"scores\" are not numbers")
+    elif "spread" in record and not _is_number(record["spread"]):
+        raise ValueError(f"{where}'s \"spread\" is not a number")
     return record
 
 

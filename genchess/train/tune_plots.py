@@ -42,7 +42,9 @@ def plot_paths(plt, header: dict, iterations: list[dict], out: Path) -> Path:
 
 def plot_results(plt, header: dict, iterations: list[dict], out: Path) -> Path:
     """SPSA: the plus side's result per iteration, averaged over a window (its mean is
-    zero at a maximum); a population: the best genome's score against the start."""
+    zero at a maximum); a population: the best genome's score against the start, and
+    below it the population's spread (CMA-ES narrows it only as far as games tell its
+    genomes apart)."""
     k = [r["iteration"] for r in iterations]
     if header["optimiser"] == "spsa":
         values = [r["result"] for r in iterations]
@@ -51,10 +53,20 @@ def plot_results(plt, header: dict, iterations: list[dict], out: Path) -> Path:
         values = [max(r["scores"]) for r in iterations]
         label = "best genome's wins - losses against the start, rolling mean"
     window = max(1, len(values) // 20)
-    fig, ax = plt.subplots(figsize=(9, 4))
+    spread = [(r["iteration"], r["spread"]) for r in iterations if "spread" in r]
+    if spread:
+        fig, (ax, lower) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, height_ratios=[2, 1])
+        lower.plot(*zip(*spread), lw=1.2, color="tab:orange")
+        lower.set_ylim(bottom=0)
+        lower.set_xlabel("iteration")
+        lower.set_ylabel("spread, in steps")
+        lower.set_title("how widely each generation is drawn around its centre", fontsize=10)
+        lower.grid(alpha=0.3)
+    else:
+        fig, ax = plt.subplots(figsize=(9, 4))
+        ax.set_xlabel("iteration")
     ax.plot(k, rolling(values, window), lw=1.2)
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_xlabel("iteration")
     ax.set_ylabel(label)
     ax.set_title(f"{header['optimiser']}: {len(iterations[-1]['games'])} games an iteration, "
                  f"mean of the last {window} iterations")
