@@ -42,21 +42,23 @@ def plot_paths(plt, header: dict, iterations: list[dict], out: Path) -> Path:
 
 def plot_results(plt, header: dict, iterations: list[dict], out: Path) -> Path:
     """SPSA: the plus side's result per iteration, averaged over a window (its mean is
-    zero at a maximum); a population: the best genome's score against the start, and
-    below it the population's spread (CMA-ES narrows it only as far as games tell its
-    genomes apart)."""
+    zero at a maximum). A population: the best genome's score against the start (the
+    best of several noisy scores, so above zero even when none is better) and the
+    population's mean score (below zero when the centre wanders somewhere weaker), and
+    under them its spread (CMA-ES narrows it only as far as games tell its genomes apart)."""
     k = [r["iteration"] for r in iterations]
     if header["optimiser"] == "spsa":
-        values = [r["result"] for r in iterations]
-        label = "plus side's wins - losses, rolling mean"
+        lines = {"plus side": [r["result"] for r in iterations]}
+        label = "plus side's wins - losses"
     else:
-        values = [max(r["scores"]) for r in iterations]
-        label = "best genome's wins - losses against the start, rolling mean"
-    window = max(1, len(values) // 20)
+        lines = {"best genome": [max(r["scores"]) for r in iterations],
+                 "population's mean": [sum(r["scores"]) / len(r["scores"]) for r in iterations]}
+        label = "wins - losses against the start"
+    window = max(1, len(k) // 20)
     spread = [(r["iteration"], r["spread"]) for r in iterations if "spread" in r]
     if spread:
         fig, (ax, lower) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, height_ratios=[2, 1])
-        lower.plot(*zip(*spread), lw=1.2, color="tab:orange")
+        lower.plot(*zip(*spread), lw=1.2, color="tab:green")
         lower.set_ylim(bottom=0)
         lower.set_xlabel("iteration")
         lower.set_ylabel("spread, in steps")
@@ -65,11 +67,14 @@ def plot_results(plt, header: dict, iterations: list[dict], out: Path) -> Path:
     else:
         fig, ax = plt.subplots(figsize=(9, 4))
         ax.set_xlabel("iteration")
-    ax.plot(k, rolling(values, window), lw=1.2)
+    for name, values in lines.items():
+        ax.plot(k, rolling(values, window), lw=1.2, label=name)
+    if len(lines) > 1:
+        ax.legend(fontsize=9)
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_ylabel(label)
     ax.set_title(f"{header['optimiser']}: {len(iterations[-1]['games'])} games an iteration, "
-                 f"mean of the last {window} iterations")
+                 f"rolling mean of {window} iteration{'s' if window > 1 else ''}")
     ax.grid(alpha=0.3)
     return save(plt, fig, out / "results.png")
 
