@@ -10,6 +10,7 @@ need not import `genchess plot`, the command that calls them.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 PIECES = ["P", "N", "B", "R", "Q", "K"]
@@ -58,6 +59,18 @@ def read_record_lines(path: Path, *patterns) -> list[list[list[float]]]:
                                     f"{line[:80]!r}") from None
                 break
     return found
+
+
+def panel_grid(plt, count: int, columns: int = 4):
+    """A figure of `count` small panels, `columns` a row, the spare ones of the last row
+    hidden: the figure and the panels in reading order."""
+    columns = min(columns, count)
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 2.6 * rows), squeeze=False)
+    panels = [ax for row in axes for ax in row]
+    for ax in panels[count:]:
+        ax.axis("off")
+    return fig, panels[:count]
 
 
 def rolling(values, window):

@@ -8,22 +8,18 @@ move (its step may be too small for the games to feel) shows at a glance.
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
-from genchess.drawing import PlotError, pyplot, rolling, save
+from genchess.drawing import PlotError, panel_grid, pyplot, rolling, save
 from genchess.train.champion import plot_champion_gain
 
 
 def plot_paths(plt, header: dict, iterations: list[dict], out: Path) -> Path:
     names, start, lo, hi = header["numbers"], header["start"], header["lo"], header["hi"]
     k = [r["iteration"] for r in iterations]
-    columns = min(4, len(names))
-    rows = math.ceil(len(names) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 2.6 * rows), squeeze=False)
-    for i, name in enumerate(names):
-        ax = axes[i // columns][i % columns]
+    fig, panels = panel_grid(plt, len(names))
+    for i, (name, ax) in enumerate(zip(names, panels)):
         path = [r["theta"][i] for r in iterations]
         ax.plot(k, path, lw=1.2)
         ax.axhline(start[i], color="grey", ls="--", lw=0.8)
@@ -34,8 +30,6 @@ def plot_paths(plt, header: dict, iterations: list[dict], out: Path) -> Path:
         ax.set_ylim(low - 1e-9, high + 1e-9)
         ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
-    for j in range(len(names), rows * columns):
-        axes[j // columns][j % columns].axis("off")
     fig.suptitle(f"{header['optimiser']}: each tuned number by iteration (dashed: its start)")
     return save(plt, fig, out / "numbers.png")
 

@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from genchess.drawing import PlotError, pyplot, save
+from genchess.drawing import PlotError, panel_grid, pyplot, save
 from genchess.genome.search_genes import search_genes
 from genchess.train.tune import read_records
 
@@ -121,11 +121,8 @@ def table(runs: list[TuneRun]) -> str:
 def plot(runs: list[TuneRun], out: Path) -> Path:
     names, start, steps = runs[0].names, runs[0].start, steps_of(runs[0].names)
     plt = pyplot()
-    columns = min(4, len(names))
-    rows = math.ceil(len(names) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 2.6 * rows), squeeze=False)
-    for i, name in enumerate(names):
-        ax = axes[i // columns][i % columns]
+    fig, panels = panel_grid(plt, len(names))
+    for i, (name, ax) in enumerate(zip(names, panels)):
         for run in runs:
             path = [in_steps(theta[i], start[i], steps[i]) if steps[i] else theta[i] for theta in run.thetas]
             ax.plot([0] + run.games, [0.0 if steps[i] else start[i]] + path, lw=1.1, label=run.optimiser)
@@ -133,9 +130,7 @@ def plot(runs: list[TuneRun], out: Path) -> Path:
         ax.set_title(name + ("" if steps[i] else " (own unit)"), fontsize=9)
         ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
-    for j in range(len(names), rows * columns):
-        axes[j // columns][j % columns].axis("off")
-    axes[0][0].legend(fontsize=8)
+    panels[0].legend(fontsize=8)
     fig.suptitle("each number's move from its start, in steps (about 2-3 Elo each), by games played")
     fig.supxlabel("games played")
     return save(plt, fig, out.with_suffix(".png"))
