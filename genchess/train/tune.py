@@ -241,7 +241,7 @@ class TuneTrainer(Run):
         """cma-es, ga: how widely the next generation is drawn around its centre, in steps
         (CMA-ES's median standard deviation, which it adapts; the GA's mutation, fixed).
         If games cannot tell the genomes apart, CMA-ES cannot narrow it."""
-        if hasattr(self.optimiser, "result"):
+        if self.config.optimiser == "cma-es":
             return float(np.median(self.optimiser.result.stds))
         return float(self.optimiser.sigma)
 

@@ -49,17 +49,20 @@ class TuneRun:
 
     @property
     def end(self) -> list[float]:
-        return self.thetas[-1] if self.thetas else list(self.start)
+        return self.thetas[-1]
 
 
 def read_run(path: Path) -> TuneRun:
-    """A tune run file; SystemExit with one line naming the file when it is not one."""
+    """A tune run file; SystemExit with one line naming the file when it is not one or
+    has no iteration yet."""
     try:
         header, iterations = read_records(path)
     except OSError as e:
         raise SystemExit(f"tune_compare: cannot read {path}: {e.strerror}") from None
     except ValueError as e:
         raise SystemExit(f"tune_compare: {e}") from None
+    if not iterations:
+        raise SystemExit(f"tune_compare: {path}: no iteration recorded yet")
     games, played = [], 0
     for record in iterations:
         played += len(record["games"])
@@ -113,7 +116,7 @@ def table(runs: list[TuneRun]) -> str:
               "|---|---|---:|---:|---:|"]
     for run in runs:
         lines.append(f"| `{run.path.name}` | {run.optimiser} | {len(run.thetas)} | "
-                     f"{run.games[-1] if run.games else 0} | {distance(run, steps):.2f} |")
+                     f"{run.games[-1]} | {distance(run, steps):.2f} |")
     return ("Each number where each run left it, and in brackets its move in steps "
             "(a step is about 2-3 Elo); the largest moves first.\n\n" + "\n".join(lines) + "\n")
 
@@ -144,9 +147,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     runs = [read_run(path) for path in args.runs]
     check_comparable(runs)
-    empty = next((run for run in runs if not run.thetas), None)
-    if empty is not None:
-        raise SystemExit(f"tune_compare: {empty.path}: no iteration recorded yet")
     text = table(runs)
     try:
         args.out.with_suffix(".md").write_text(text, encoding="utf-8")
