@@ -252,6 +252,18 @@ class TuneTrainer(Run):
         return [n.start if n.name in self.frozen else min(n.hi, max(n.lo, n.start + next(scaled) * n.step))
                 for n in self.numbers]
 
+    def learn_pair(self, delta: list[int], result: int) -> None:
+        """spsa: step theta by a pair's result (the plus side's wins minus losses)."""
+        self.optimiser.update(delta, result)
+        self.theta = list(self.optimiser.theta)
+
+    def learn_population(self, population, scores: list[int]) -> None:
+        """cma-es, ga: tell the optimiser each genome's score; theta becomes CMA-ES's
+        centre, or the GA's best genome (it has no centre)."""
+        self.optimiser.tell(population, [-s for s in scores])
+        centre = getattr(self.optimiser, "mean", None)
+        self.theta = self.values_of(centre if centre is not None else population[int(np.argmax(scores))])
+
     # ------------------------------------------------------------ files
 
     def open(self) -> None:
@@ -358,8 +370,7 @@ class TuneTrainer(Run):
             minus_genome = genome_with(self.start_genome, self.numbers, [minus[n.name] for n in self.numbers], 2)
             results = play_all(executor, self.pair_jobs(plus_genome, minus_genome, rng))
             result = self.points(results)
-            self.optimiser.update(delta, result)
-            self.theta = list(self.optimiser.theta)
+            self.learn_pair(delta, result)
             record = {"iteration": k, "result": result, "games": [r.record.result for r in results]}
         else:
             population = self.optimiser.ask()
@@ -373,10 +384,7 @@ class TuneTrainer(Run):
             results = play_all(executor, jobs)
             scores = [self.points([r for r, w in zip(results, where) if w == i])
                       for i in range(len(genomes))]
-            self.optimiser.tell(population, [-s for s in scores])
-            best = int(np.argmax(scores))
-            centre = getattr(self.optimiser, "mean", None)
-            self.theta = self.values_of(centre if centre is not None else population[best])
+            self.learn_population(population, scores)
             record = {"iteration": k, "scores": scores, "spread": round(self.spread(), 4),
                       "games": [r.record.result for r in results]}
         self.games_this_run += len(results)
