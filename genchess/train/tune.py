@@ -48,6 +48,7 @@ from genchess.genome.run_files import TUNE_HEADER, TUNE_RECORD as RECORD
 from genchess.genome.search_genes import search_genes
 from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_all
+from genchess.strength.tally import white_points
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, CommonSettings,
                                    ConfigError, Key)
 from genchess.train.records import AppendFile, read_state, set_aside, split_complete
@@ -163,6 +164,16 @@ def tuned_numbers(genome, names: list[str], freeze: list[str]) -> list[Number]:
     if not unique:
         raise ValueError("no numbers to tune")
     return unique
+
+
+def side_points(results: list[str]) -> int:
+    """Wins minus losses, over game pairs' PGN results, of the side that is White in the
+    even games."""
+    total = 0
+    for n, result in enumerate(results):
+        score = round(2 * white_points(result) - 1)
+        total += score if n % 2 == 0 else -score
+    return total
 
 
 def genome_with(start, numbers: list[Number], values, genome_id: int):
@@ -354,11 +365,7 @@ class TuneTrainer(Run):
     @staticmethod
     def points(results) -> int:
         """Wins minus losses of genome a over its pairs (a is White in the even games)."""
-        total = 0
-        for n, result in enumerate(results):
-            score = {"1-0": 1, "0-1": -1}.get(result.record.result, 0)
-            total += score if n % 2 == 0 else -score
-        return total
+        return side_points([r.record.result for r in results])
 
     def step(self, executor, deadline) -> str | None:
         k = self.iteration + 1

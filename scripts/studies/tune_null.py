@@ -37,9 +37,8 @@ import numpy as np
 from genchess.drawing import PlotError, pyplot, save
 from genchess.train.config import ConfigError
 from genchess.train.registry import parse_config
-from genchess.train.tune import TuneTrainer, read_records
+from genchess.train.tune import TuneTrainer, read_records, side_points
 
-GAME_POINTS = {"1-0": 1, "0-1": -1}         # White's points; anything else is a draw
 FIRST_SEED = 1_000_000                       # replays' seeds: well away from a run's own
 
 
@@ -114,8 +113,8 @@ def open_run(cfg_path: Path) -> tuple[TuneTrainer, dict, list[dict]]:
 
 
 def game_outcomes(iterations: list[dict]) -> np.ndarray:
-    """White's points in every game the run played: the draw of a replay's games."""
-    return np.array([GAME_POINTS.get(result, 0) for record in iterations for result in record["games"]])
+    """Every game's result the run recorded: what a replay's games are drawn from."""
+    return np.array([result for record in iterations for result in record["games"]])
 
 
 def replay(trainer: TuneTrainer, iterations: int, outcomes: np.ndarray, seed: int) -> tuple[list[float], float | None]:
@@ -128,9 +127,7 @@ def replay(trainer: TuneTrainer, iterations: int, outcomes: np.ndarray, seed: in
     pairs = trainer.config.pairs
 
     def pair_points() -> int:
-        """One side's wins minus losses over its pairs: White in the even games."""
-        white = games.choice(outcomes, size=2 * pairs)
-        return int(white[0::2].sum() - white[1::2].sum())
+        return side_points(list(games.choice(outcomes, size=2 * pairs)))
 
     for _ in range(iterations):
         if trainer.config.optimiser == "spsa":
