@@ -41,7 +41,7 @@ SEARCH_TUNABLES = (
     ("futility_max_depth", 3, 1, 8, 1),
     ("futility_margin", 100, 30, 250, 8),
     ("futility_base", 100, 0, 300, 10),
-    ("null_min_depth", 3, 2, 8, 1),
+    ("null_min_depth", 3, 1, 8, 1),
     ("null_reduction", 2, 1, 5, 1),
     ("null_deep_depth", 6, 3, 12, 1),
     ("null_deep_reduction", 3, 1, 6, 1),
@@ -431,6 +431,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             and depth >= s.sp.null_min_depth and has_non_pawn_material(p) and beta < MATE_BOUND
             and static_eval >= beta):
         R = s.sp.null_deep_reduction if depth >= s.sp.null_deep_depth else s.sp.null_reduction
+        # Near the leaves depth - 1 - R may be below zero: negamax then goes straight to
+        # quiescence, so a genome may start null-move pruning from depth 1.
         make_null(p, &u)
         s.played[ply] = MOVE_NONE
         score = -negamax(s, depth - 1 - R, -beta, -beta + 1, ply + 1, False)

@@ -1,6 +1,7 @@
 """The search's tunables (SEARCH_TUNABLES, SearchParams): defaults that search as the
 constants did, values that change the search, and bad values refused whole."""
 
+import chess
 import pytest
 
 from genchess.genome import default_genome, hand_set_genome
@@ -34,7 +35,8 @@ def test_the_defaults_said_out_loud_search_as_nothing_said():
 
 @pytest.mark.parametrize("name, value", [("rfp_margin", 150), ("lmr_base", 120), ("null_reduction", 3),
                                          ("history_bonus_max", 800), ("delta_margin", 400),
-                                         ("aspiration_width", 10), ("futility_base", 0)])
+                                         ("aspiration_width", 10), ("futility_base", 0),
+                                         ("null_min_depth", 1)])
 def test_each_tunable_reaches_the_search(name, value):
     packed = default_genome().pack()
     assert nodes(packed, {name: value}, depth=9) != nodes(packed, depth=9)
@@ -78,3 +80,32 @@ def test_a_bad_value_is_refused_and_changes_nothing(values, message):
     assert searcher.tunables == {"lmr_base": 120}
     assert searcher.search(Board(FEN), max_depth=8)["nodes"] == nodes(default_genome().pack(),
                                                                      {"lmr_base": 120})
+
+
+EXTREME_FENS = [
+    FEN,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/8/8/8/8/5k2/8/5K1R w - - 0 1",        # few pieces: null move is off, quiescence near
+    "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",       # in check at the root
+    "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1",     # mate in one: Ra8#
+]
+
+
+@pytest.mark.parametrize("end", ["lo", "hi"])
+def test_every_tunable_at_a_bound_at_once_still_searches_legally(end):
+    # A genome may set any value within the bounds; at the edges a reduction can take
+    # depth below zero (null_min_depth 1: depth 1 - 1 - R), which drops into quiescence.
+    at = {name: lo if end == "lo" else hi for name, default, lo, hi, step in SEARCH_TUNABLES}
+    searcher = Searcher(16)
+    searcher.set_genome(default_genome().pack())
+    searcher.set_tunables(at)
+    for fen in EXTREME_FENS:
+        searcher.clear()
+        result = searcher.search(Board(fen), max_depth=7)
+        board = chess.Board(fen)
+        pv = result["lines"][0][1]
+        assert pv, fen
+        for uci in pv:
+            assert chess.Move.from_uci(uci) in board.legal_moves, (fen, pv)
+            board.push_uci(uci)
+    assert pv[0] == "a1a8"
