@@ -469,7 +469,11 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        # Short output waits in stdout's buffer (unless PYTHONUNBUFFERED): a reader gone
+        # away shows when it is flushed, here, and not at exit where nothing catches it.
+        sys.stdout.flush()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
