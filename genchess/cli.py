@@ -470,9 +470,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         status = args.func(args)
-        # Short output waits in stdout's buffer (unless PYTHONUNBUFFERED): a reader gone
-        # away shows when it is flushed, here, and not at exit where nothing catches it.
-        sys.stdout.flush()
+        sys.stdout.flush()          # as in console.run_command: a reader gone away shows here
         return status
     except KeyboardInterrupt:
         return 130

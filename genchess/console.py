@@ -53,7 +53,11 @@ def run_command(prog: str, body: Callable[[], int], errors: tuple[type, ...]) ->
     config, genome, cluster...) or a file that cannot be read or written is
     `<prog>: problem` on stderr and status 2; a reader gone away is reader_gone()."""
     try:
-        return body()
+        status = body()
+        # Short output waits in stdout's buffer: a reader gone away shows when it is
+        # flushed, here, and not at exit where nothing catches it.
+        sys.stdout.flush()
+        return status
     except errors as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2

@@ -75,6 +75,21 @@ def genchess_command(*args: str) -> tuple[list[str], dict[str, str]]:
     return [sys.executable, "-m", "genchess", *args], env
 
 
+def run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess:
+    """`genchess ARGS | head -0`: the command's stdout is a pipe whose reader has gone.
+    stdout is buffered, as on most machines (PYTHONUNBUFFERED dropped), so short output
+    breaks the pipe only when it is flushed."""
+    command, env = genchess_command(*args)
+    env.pop("PYTHONUNBUFFERED", None)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(command, env=env, stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(write_end)
+
+
 def peer_engine(name: str) -> str:
     """Path of a Debian engine, or skip the test saying how to install it."""
     path = shutil.which(name) or shutil.which(name, path="/usr/games")

@@ -4,14 +4,13 @@ has it; only leaving --fen out means the start position."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import chess
 import pytest
 
-from engine_helpers import genchess_command
+from engine_helpers import genchess_command, run_into_closed_pipe
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 
@@ -66,15 +65,7 @@ def test_play_rejects_an_empty_fen_too():
 def test_output_into_a_closed_pipe_stops_quietly(args):
     # `genchess bench | head -1`: once the reader has gone, the command stops with
     # status 1 and says nothing (Python's default is a traceback, twice).
-    command, env = genchess_command(*args)
-    env.pop("PYTHONUNBUFFERED", None)   # buffered, as on most machines: the pipe breaks at the flush
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    try:
-        proc = subprocess.run(command, env=env, stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, timeout=60)
-    finally:
-        os.close(write_end)
+    proc = run_into_closed_pipe(*args)
     assert proc.returncode == 1
     assert proc.stderr == ""
 

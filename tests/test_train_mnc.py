@@ -17,7 +17,7 @@ import chess.engine
 import numpy as np
 import pytest
 
-from engine_helpers import genchess_command
+from engine_helpers import genchess_command, run_into_closed_pipe
 from genchess.drawing import tables_title
 from genchess.genome import PvtGenome, load_genome, open_genome
 from genchess.genome.pvt import N_VALUES, TABLE_INDEX, TABLES
@@ -300,6 +300,16 @@ def test_tiny_run_writes_the_database_plots_and_plays(tmp_path):
     argv, env = genchess_command("--genome", str(db), "uci")
     with chess.engine.SimpleEngine.popen_uci(argv, env=env) as engine:
         assert engine.play(chess.Board(), chess.engine.Limit(depth=3)).move in chess.Board().legal_moves
+
+
+def test_export_into_a_closed_pipe_stops_quietly(tmp_path):
+    # `genchess train --export run.db | head -0`: status 1 and nothing said, as for the
+    # engine's own commands (the genome is short: it breaks the pipe only when flushed).
+    from fuzz_readers import database_sample
+    db = tmp_path / "run.db"
+    db.write_bytes(database_sample())
+    proc = run_into_closed_pipe("train", "--export", str(db))
+    assert (proc.returncode, proc.stderr) == (1, "")
 
 
 def test_resume_after_kill_9(tmp_path):
