@@ -371,6 +371,19 @@ cdef class Searcher:
                                    keep_time_limits)
             finally:
                 s.features = features
+        if mate and features & USE_NULL_MOVE:
+            # A mate search is a proof, and null-move pruning is not sound for one: it
+            # assumes passing is never better than moving, which zugzwang (common in a
+            # mating net) breaks. With null moves from depth 2 (the shipped genome's
+            # null_min_depth) a quiet mate in two such as kbK5/pp6/1P6/8/8/8/8/R7 w
+            # (Ra6!) was missed at every depth to 9. So `go mate` searches without them.
+            self.features = features & ~USE_NULL_MOVE
+            try:
+                return self.search(board, max_depth, node_limit, soft_time, hard_time,
+                                   searchmoves, multipv, mode, budget_nodes, mate, on_iteration,
+                                   keep_time_limits)
+            finally:
+                self.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted, previous = 0
         cdef double start = monotonic_seconds(), budget = budget_nodes
         s.pos = board.pos
