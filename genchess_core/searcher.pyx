@@ -363,21 +363,15 @@ cdef class Searcher:
         if mode not in ALPHA_BETA_MODES:
             raise ValueError(f"Searcher.search runs the modes {', '.join(ALPHA_BETA_MODES)}, "
                              f"not {mode!r}")
-        if mode == "minimax":
-            s.features = 0
-            try:
-                return self.search(board, max_depth, node_limit, soft_time, hard_time,
-                                   searchmoves, multipv, "iterative", 0.0, mate, on_iteration,
-                                   keep_time_limits)
-            finally:
-                s.features = features
-        if mate and features & USE_NULL_MOVE:
-            # A mate search is a proof, and null-move pruning is not sound for one: it
-            # assumes passing is never better than moving, which zugzwang (common in a
-            # mating net) breaks. With null moves from depth 2 (the shipped genome's
-            # null_min_depth) a quiet mate in two such as kbK5/pp6/1P6/8/8/8/8/R7 w
-            # (Ra6!) was missed at every depth to 9. So `go mate` searches without them.
-            self.features = features & ~USE_NULL_MOVE
+        # The features of this one search, set on every thread and given back after:
+        # minimax is iterative deepening with all of them off. A mate search is a proof,
+        # and null-move pruning is not sound for one: it assumes passing is never better
+        # than moving, which zugzwang (common in a mating net) breaks. With null moves
+        # from depth 2 (the shipped genome's null_min_depth) a quiet mate in two such as
+        # kbK5/pp6/1P6/8/8/8/8/R7 w (Ra6!) was missed at every depth to 9.
+        cdef int wanted = 0 if mode == "minimax" else (features & ~USE_NULL_MOVE if mate else features)
+        if wanted != features:
+            self.features = wanted
             try:
                 return self.search(board, max_depth, node_limit, soft_time, hard_time,
                                    searchmoves, multipv, mode, budget_nodes, mate, on_iteration,
