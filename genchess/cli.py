@@ -390,7 +390,7 @@ def build_parser():
                                    "write them as EPD labelled with the game's result (c9) and, with "
                                    "--mentor, Stockfish's score (ce). Resumable; see FILE.json for "
                                    "how a set was made.")
-    from genchess.fitness.cli import add_positions_arguments
+    from genchess.position_sets.cli import add_positions_arguments
     add_positions_arguments(p)
     p.set_defaults(func=_cmd_positions)
 
@@ -438,7 +438,7 @@ def _cmd_gauntlet(args):
 
 
 def _cmd_positions(args):
-    from genchess.fitness.cli import cmd_positions
+    from genchess.position_sets.cli import cmd_positions
     return cmd_positions(args)
 
 

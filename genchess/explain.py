@@ -63,7 +63,7 @@ def c_division(numerator: int, denominator: int) -> int:
 def _one_position(board):
     """The position arrays the C feature counters take, for one board."""
     import numpy as np
-    from genchess_core.positions import parse_fens
+    from genchess_core.set_eval import parse_fens
     pieces, side, castling, ep, errors = parse_fens([board.fen()])
     if errors:
         raise ValueError(errors[0][1])
@@ -75,9 +75,9 @@ def _side_view(white: int, white_to_move: bool) -> int:
 
 
 def explain_unified(genome, board) -> Explanation:
-    from genchess_core.eval_unified import TERMS
-    from genchess_core.positions import unified_counts
     from genchess.genome.pvt import EVAL_SCALE_CP
+    from genchess_core.eval_unified import TERMS
+    from genchess_core.set_eval import unified_counts
     packed = genome.pack()
     _, terms, counts, phases = unified_counts(*_one_position(board), packed)
     count = dict(zip(terms.tolist(), counts.tolist()))
@@ -141,7 +141,7 @@ MATERIAL_TERMS = PIECE_NAMES + ("legal moves", "centre squares attacked", "advan
 
 
 def explain_material(genome, board) -> Explanation:
-    from genchess_core.positions import material_counts
+    from genchess_core.set_eval import material_counts
     packed = genome.pack()
     counts = material_counts(*_one_position(board))[0].tolist()
     weights = list(packed["material_weights"]) + [packed["centre_bonus"], packed["advanced_pawn_bonus"]]

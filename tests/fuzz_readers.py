@@ -272,7 +272,7 @@ def epd_samples() -> list[bytes]:
 
 
 def read_epd_set(path: Path) -> None:
-    from genchess.fitness.positions import load_positions
+    from genchess.position_sets.position_set import load_positions
     positions = load_positions(path)
     for warning in positions.warnings:
         expect_message(warning, path.name)
@@ -292,7 +292,7 @@ def packed_samples() -> list[bytes]:
     if not _PACKED:
         import tempfile
 
-        from genchess.fitness.positions import load_positions
+        from genchess.position_sets.position_set import load_positions
         folder = Path(tempfile.mkdtemp(prefix="fuzz-packed-"))
         (folder / "small.epd").write_bytes(_sample(DATA / "positions.epd.gz", 1500))
         load_positions(folder / "small.epd").write(folder / "small.gcpos")
@@ -303,8 +303,8 @@ def packed_samples() -> list[bytes]:
 def read_packed_set(path: Path) -> None:
     """A packed set: PositionSetError, or positions the FEN reader takes too (what a
     packed file holds must be what an EPD line could say) and the core evaluates."""
-    from genchess.fitness.positions import load_positions
     from genchess.genome import hand_set_genome
+    from genchess.position_sets.position_set import load_positions
     from genchess_core import Board, FenError
     positions = load_positions(path)
     for i in range(len(positions)):
@@ -360,7 +360,7 @@ def read_pgn_openings(path: Path) -> None:
 def read_pgn_for_positions(path: Path) -> None:
     """The position maker's PGN reader never raises: each game is usable (and its
     moves replay on GenChess's board) or a one-line problem naming the file."""
-    from genchess.fitness.positions_run import read_pgn_games
+    from genchess.position_sets.run import read_pgn_games
     from genchess_core import Board, FenError
     for where, game in read_pgn_games(path):
         expect_message(where, path.name)
@@ -583,7 +583,7 @@ def read_mentor(text: str) -> None:
     """`genchess positions --mentor depth=N|nodes=N`."""
     import argparse
 
-    from genchess.fitness.positions_run import parse_mentor
+    from genchess.position_sets.run import parse_mentor
     try:
         parse_mentor(text)
     except argparse.ArgumentTypeError as e:
@@ -769,12 +769,12 @@ def readers() -> dict[str, Reader]:
     from genchess.book import BookError
     from genchess.genome import GenomeError
     from genchess.players import PlayerSpecError
+    from genchess.position_sets.position_set import PositionSetError
     from genchess.strength.engines import SpecError
     from genchess.strength.gauntlet import GauntletError
     from genchess.strength.openings import OpeningError
     from genchess.strength.runner import ResumeError
     from genchess.train.config import ConfigError
-    from genchess.fitness.positions import PositionSetError
     from genchess_core.board import FenError, MoveError
     table = [
         Reader("fen", lambda: st.one_of(text_inputs(fen_samples()), placements()), read_fen, (FenError,)),

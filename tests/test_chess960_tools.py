@@ -332,8 +332,8 @@ def test_a_chess960_trainer_run_resumes_as_the_uninterrupted_run(tmp_path):
 # ------------------------------------------------------------------ position sets
 
 def test_a_position_set_from_chess960_self_play_keeps_what_a_packed_set_can(tmp_path):
-    from genchess.fitness.making import packable_castling
-    from genchess.fitness.positions import load_positions
+    from genchess.position_sets.making import packable_castling
+    from genchess.position_sets.position_set import load_positions
     out = tmp_path / "set.epd"
     done = command("positions", "--play", "genchess", "--games", "4", "--nodes", "300",
                    "--variant", "chess960", "--workers", "1", "-o", str(out))

@@ -9,15 +9,15 @@ import chess
 import numpy as np
 import pytest
 
-from genchess.fitness.positions import PositionSet
 from genchess.genome import GenomeError, UnifiedGenome, load_genome, parse_genome_text
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.unified import GROUP, TERMS
+from genchess.position_sets.position_set import PositionSet
 from genchess_core import Board
 from genchess_core.eval_unified import TERM_COUNT
 from genchess_core.evaluate import evaluate_board
-from genchess_core.positions import unified_counts
 from genchess_core.searcher import FEATURE_NAMES, Searcher
+from genchess_core.set_eval import unified_counts
 
 MATERIAL = [100, 300, 310, 500, 900]
 

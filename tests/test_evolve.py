@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genchess.fitness.positions import PositionSet
 from genchess.genome import MaterialGenome, load_genome, open_genome, read_genomes
+from genchess.position_sets.position_set import PositionSet
 from genchess.train import cli as train_cli
 from genchess.train.registry import parse_config, trainer_for
 from test_fitness_features import random_positions

@@ -14,9 +14,9 @@ import pytest
 from genchess.fitness.features import linear_features
 from genchess.fitness.gradient import LinearTexel
 from genchess.fitness.loss import Labels
-from genchess.fitness.positions import PositionSet
 from genchess.genome import load_genome, read_genomes
 from genchess.genome.genome_file import GENOMES_DIR
+from genchess.position_sets.position_set import PositionSet
 from genchess.train import cli as train_cli
 from genchess.train.registry import parse_config, trainer_for
 from test_evolve import (generation_lines, labelled_set, run, without_comments,  # noqa: F401

@@ -10,11 +10,11 @@ import pytest
 
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels
-from genchess.fitness.positions import PositionSet
 from genchess.fitness.scoring import PositionFitness
 from genchess.genome import MaterialGenome, PvtGenome, UnifiedGenome, load_genome
-from genchess.train.evolve import blank_genome
 from genchess.genome.genome_file import GENOMES_DIR, hand_set_genome
+from genchess.position_sets.position_set import PositionSet
+from genchess.train.evolve import blank_genome
 from genchess_core import Board
 
 

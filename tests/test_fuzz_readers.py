@@ -122,7 +122,7 @@ def test_a_games_file_that_is_not_text_or_holds_odd_numbers(tmp_path):
 
 
 def test_a_null_move_in_a_pgn_is_a_problem_of_that_game_not_a_move_to_play(tmp_path):
-    from genchess.fitness.positions_run import read_pgn_games
+    from genchess.position_sets.run import read_pgn_games
     path = tmp_path / "null.pgn"
     path.write_text('[Event "x"]\n[Result "1-0"]\n\n1. e4 -- 2. d4 1-0\n')
     (where, problem), = read_pgn_games(path)
@@ -172,7 +172,7 @@ def test_a_packed_set_holds_only_what_a_fen_could_say(piece, squares, problem, t
     of queens would reach the move generator unchecked."""
     import numpy as np
 
-    from genchess.fitness.positions import PositionSet, PositionSetError, load_positions
+    from genchess.position_sets.position_set import PositionSet, PositionSetError, load_positions
     positions = PositionSet.from_fens(["4k3/8/8/8/8/8/8/R3K3 w - - 0 1"] * 3, ["1-0"] * 3)
     positions.pieces[1, 3] = 0
     positions.pieces[1, piece] |= np.uint64(squares)

@@ -22,11 +22,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason='needs pip install "genchess[cluster]"')
 
-from genchess.fitness.making import PositionsResult                # noqa: E402
 from genchess.genome import Genome                                 # noqa: E402
 from genchess.parallel import executors, plain                     # noqa: E402
 from genchess.parallel.replay import result_problem                # noqa: E402
 from genchess.parallel.worker import GameJob, play_job             # noqa: E402
+from genchess.position_sets.making import PositionsResult                # noqa: E402
 from train_helpers import DaskProcesses                            # noqa: E402
 
 

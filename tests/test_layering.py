@@ -5,11 +5,16 @@ stand on, so it may import neither; `genchess/strength/` measures and may not
 import the trainers; and nothing below the command layer imports the trainers
 (`genchess/train/`): not the genomes (which read the trainers' run files
 themselves), the engine, the protocols and their options, the players, the
-position fitness. Only the command layer (`genchess/cli.py`, `genchess/plot.py`,
-the console scripts) dispatches into the trainers. Checked twice: every import
-statement in the source (including the lazy ones inside functions), and what
-importing each module really loads in a fresh interpreter (so an indirect path
-counts too).
+position sets, the position fitness. Only the command layer (`genchess/cli.py`,
+`genchess/plot.py`, the console scripts) dispatches into the trainers.
+
+Position sets are two layers in one package: reading and writing a set (EPD, the
+packed form, the set in memory) stands below the fitness and imports nothing that
+plays games; making a set plays them, so it stands above measuring (openings,
+Stockfish) and beside the trainers. The fitness scores genomes on a set and
+neither measures nor makes sets. Checked twice: every import statement in the
+source (including the lazy ones inside functions), and what importing each module
+really loads in a fresh interpreter (so an indirect path counts too).
 """
 
 from __future__ import annotations
@@ -31,7 +36,13 @@ FORBIDDEN = {
     "genchess.parallel": ("genchess.train", "genchess.strength"),
     "genchess.strength": ("genchess.train",),
     "genchess.genome": ("genchess.train",),
-    "genchess.fitness": ("genchess.train",),
+    "genchess.fitness": ("genchess.train", "genchess.strength", "genchess.position_sets.making",
+                         "genchess.position_sets.run", "genchess.position_sets.cli"),
+    "genchess.position_sets": ("genchess.train",),
+    **{f"genchess.position_sets.{reading}": ("genchess.train", "genchess.strength", "genchess.parallel",
+                                            "genchess.fitness", "genchess.position_sets.making",
+                                            "genchess.position_sets.run")
+       for reading in ("epd", "packed", "position_set")},
     "genchess.players": ("genchess.train",),
     "genchess.engine": ("genchess.train",),
     "genchess.options": ("genchess.train",),

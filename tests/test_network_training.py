@@ -13,8 +13,8 @@ from genchess.fitness.loss import Labels, loss_and_slope
 from genchess.fitness.network_training import (INPUTS, W1_LIMIT, W2_LIMIT, FloatNetwork,
                                                NetworkTrainer, load_network, network_inputs,
                                                with_files_flipped)
-from genchess.fitness.positions import PositionSet, load_positions
 from genchess.fitness.scoring import fitted_labels
+from genchess.position_sets.position_set import PositionSet, load_positions
 
 FENS = [
     chess.STARTING_FEN,

@@ -1,4 +1,4 @@
-"""Packed position sets (genchess/fitness/packed.py): 32 bytes a position, the same set
+"""Packed position sets (genchess/position_sets/packed.py): 32 bytes a position, the same set
 back as EPD gives, and every damaged file refused in one line naming the record."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from engine_helpers import genchess_command
 from genchess.files import package_file
-from genchess.fitness import packed
-from genchess.fitness.positions import PositionSet, PositionSetError, load_positions
+from genchess.position_sets import packed
+from genchess.position_sets.position_set import PositionSet, PositionSetError, load_positions
 
 FENS = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from engine_helpers import genchess_command, peer_engine, random_fens
-from genchess.fitness import PositionSet, load_positions, pawn_unit
-from genchess.fitness.making import game_rng, sample_positions
 from genchess.genome import load_genome
+from genchess.position_sets import PositionSet, load_positions, pawn_unit
+from genchess.position_sets.making import game_rng, sample_positions
 from genchess_core import Board
-from genchess_core.positions import resolve_quiet
+from genchess_core.quiet_resolution import resolve_quiet
 from genchess_core.searcher import Searcher
 
 GENOMES = sorted((Path(__file__).parents[1] / "genchess" / "genomes").glob("*.genome"))
@@ -347,7 +347,7 @@ def test_game_labels_keep_the_quiet_moves_positions_with_their_own_scores():
     """--mentor genchess:game: a position is kept when its side is not in check and
     the move played from it is quiet; its label is that move's search score."""
     from collections import Counter
-    from genchess.fitness.making import PositionsJob, game_rng, scored_positions
+    from genchess.position_sets.making import PositionsJob, game_rng, scored_positions
     # 1.e4 d5 2.exd5 (a capture) Qxd5 (a capture) 3.Nc3 Qe5+ 4.Be2 (out of check) Bg4
     moves = ["e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5e5", "f1e2", "c8g4"]
     scores = [10, -20, 30, -40, 50, -60, 70, 20000]

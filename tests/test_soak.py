@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from genchess.fitness.cli import add_positions_arguments, cmd_positions
+from genchess.position_sets.cli import add_positions_arguments, cmd_positions
 from genchess.train.registry import parse_config, trainer_for
 from script_helpers import load_script, run_script, small_set
 

@@ -102,7 +102,7 @@ def test_the_first_layer_plot_shows_the_units_that_move_the_output_most():
 
 def test_the_held_out_loss_can_come_from_other_games(tmp_path, labelled_set):
     from genchess.fitness.network_training import held_out_parts
-    from genchess.fitness.positions import load_positions
+    from genchess.position_sets.position_set import load_positions
     positions = load_positions(labelled_set)
     train_set, other_games = positions.subset(slice(0, 2500)), positions.subset(slice(2400, 3000))
     train_set.write(tmp_path / "train.gcpos")

@@ -82,7 +82,7 @@ class MaterialFeatures:
     pawn .. king, legal moves, centre squares attacked, advanced passed pawns."""
 
     def __init__(self, template: MaterialGenome, positions):
-        from genchess_core.positions import material_counts
+        from genchess_core.set_eval import material_counts
         self.template = template
         self.counts = material_counts(np.ascontiguousarray(positions.pieces),
                                       np.ascontiguousarray(positions.side),
@@ -192,7 +192,7 @@ class UnifiedFeatures:
     def __init__(self, template: UnifiedGenome, positions):
         from scipy import sparse
         from genchess_core.eval_unified import TERM_COUNT
-        from genchess_core.positions import unified_counts
+        from genchess_core.set_eval import unified_counts
         self.template = template
         rows, terms, counts, phases = unified_counts(
             np.ascontiguousarray(positions.pieces), np.ascontiguousarray(positions.side),

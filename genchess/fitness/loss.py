@@ -1,6 +1,6 @@
 """The position fitness: how well an evaluation predicts a labelled set.
 
-Texel's loss, for the quiet positions of a set (fitness/positions.py):
+Texel's loss, for the quiet positions of a set (position_sets/position_set.py):
 
     loss = mean over positions of (label - sigmoid(K * cp / 400))^2,
     sigmoid(x) = 1 / (1 + 10^-x)

@@ -248,7 +248,7 @@ class _Part:
 
 def with_files_flipped(positions):
     """`positions` followed by those without castling rights mirrored a <-> h."""
-    from genchess.fitness.positions import PositionSet
+    from genchess.position_sets.position_set import PositionSet
     flip = positions.subset(positions.castling == 0)
     as_bytes = np.ascontiguousarray(flip.pieces, dtype="<u8").view(np.uint8)    # a byte a rank
     pieces = REVERSED_BITS[as_bytes].view("<u8").reshape(flip.pieces.shape).astype(np.uint64)

@@ -34,7 +34,7 @@ import numpy as np
 from genchess.files import write_atomically
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels, fit_k
-from genchess.fitness.positions import PositionSet, load_positions, set_files
+from genchess.position_sets.position_set import PositionSet, load_positions, set_files
 
 REFERENCE = "evolved.genome"            # the genome K is fitted with (genchess/genomes/)
 WORST = 1.0                             # the loss of a vector no genome can be made of

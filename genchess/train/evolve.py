@@ -251,8 +251,8 @@ class EvolveTrainer(PositionFitnessRun):
     def __init__(self, config: EvolveConfig, out=print, executor_factory=None, progress=True):
         self.generation = 0                         # generations complete
         super().__init__(config, out, executor_factory, progress)
-        from genchess.fitness.positions import load_positions
         from genchess.fitness.scoring import fitted_labels
+        from genchess.position_sets.position_set import load_positions
         cfg = config
         self.start_genome = self.read_start()
         self.spec = self.start_genome.number_spec()

@@ -366,8 +366,8 @@ class MncTrainer(Run):
         self.host = None if config.host_genome is None else read_host(config.path, config.host_genome)
         self.labels = None
         if config.positions is not None:
-            from genchess.fitness.positions import load_positions
             from genchess.fitness.scoring import fitted_labels
+            from genchess.position_sets.position_set import load_positions
             try:
                 self.labels = fitted_labels(config.positions, load_positions(config.positions),
                                             config.labels, config.result_share)

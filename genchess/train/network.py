@@ -105,8 +105,8 @@ class NetworkRun(PositionFitnessRun):
     def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
         super().__init__(config, out, executor_factory, progress)
         from genchess.fitness.network_training import NetworkTrainer
-        from genchess.fitness.positions import load_positions
         from genchess.fitness.scoring import fitted_labels
+        from genchess.position_sets.position_set import load_positions
         cfg = config
         positions = load_positions(cfg.positions)
         for warning in positions.warnings[:5]:

@@ -35,10 +35,10 @@ except ImportError:
     sys.path.insert(0, str(REPO))
 
 from genchess.fitness.loss import Labels  # noqa: E402
-from genchess.fitness.positions import load_positions  # noqa: E402
 from genchess.fitness.scoring import PositionFitness  # noqa: E402
 from genchess.genome import load_genome  # noqa: E402
 from genchess.genome.genome_file import GENOMES_DIR, hand_set_genome  # noqa: E402
+from genchess.position_sets.position_set import load_positions  # noqa: E402
 
 SHIPPED = {"material": lambda: load_genome(GENOMES_DIR / "evolved.genome"),
            "pvt": lambda: load_genome(GENOMES_DIR / "pvt-textbook.genome"),

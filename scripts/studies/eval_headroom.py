@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from genchess.fitness.loss import fit_k, sigmoid, squared_error
-from genchess.fitness.positions import PositionSetError, load_positions
 from genchess.fitness.scoring import fitted_labels
 from genchess.genome import GenomeError, load_genome
+from genchess.position_sets.position_set import PositionSetError, load_positions
 
 REPO = Path(__file__).resolve().parents[2]
 GENOMES = REPO / "genchess" / "genomes"

@@ -43,8 +43,8 @@ def score_positions(task):
     genome_path, fens, stockfish_path, reference_nodes = task
     import chess
     import chess.engine
-    from genchess.fitness.making import MENTOR_CLAMP_CP, fresh_search
     from genchess.genome import load_genome
+    from genchess.position_sets.making import MENTOR_CLAMP_CP, fresh_search
     from genchess_core.searcher import Searcher
 
     searcher = Searcher(64)
@@ -100,8 +100,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="keep every score in this JSON file")
     args = parser.parse_args(argv)
 
-    from genchess.fitness import PositionSetError, load_positions
     from genchess.genome import GenomeError, load_genome
+    from genchess.position_sets import PositionSetError, load_positions
     if args.stockfish:
         stockfish = shutil.which(args.stockfish)
         if stockfish is None:

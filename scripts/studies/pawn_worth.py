@@ -22,8 +22,8 @@ from pathlib import Path
 
 import chess
 
-from genchess.fitness.positions import pawn_unit
 from genchess.genome import GenomeError, load_genome
+from genchess.position_sets.position_set import pawn_unit
 from genchess_core import Board
 from genchess_core.evaluate import evaluate_boards
 

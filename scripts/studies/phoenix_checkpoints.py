@@ -72,10 +72,10 @@ def mentor_losses(database: Path, chosen: list[tuple[int, int]], against: str, p
     import numpy as np
     from eval_headroom import scored_positions        # this folder's study of the same loss
     from genchess.fitness.loss import squared_error
-    from genchess.fitness.positions import PositionSetError
     from genchess.genome import GenomeError, PvtGenome, load_genome
     from genchess.genome.pvt import N_VALUES
     from genchess.genome.run_files import ChromosomeReader
+    from genchess.position_sets.position_set import PositionSetError
     try:
         held_out, target, labels = scored_positions(positions_path, limit)
         reader = ChromosomeReader(database)

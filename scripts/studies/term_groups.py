@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.fitness.positions import PositionSetError, load_positions
 from genchess.fitness.scoring import PositionFitness, fitted_labels
 from genchess.genome import GenomeError, UnifiedGenome, load_genome
+from genchess.position_sets.position_set import PositionSetError, load_positions
 
 REPO = Path(__file__).resolve().parents[2]
 # The parts switched off, each a list of the kind's groups (unified.FAMILIES or TERMS names).

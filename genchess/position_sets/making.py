@@ -23,8 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
 
-from genchess.fitness.epd import GAME_LABEL, MENTOR_CLAMP_CP, position_key
 from genchess.parallel.plain import plain_type
+from genchess.position_sets.epd import GAME_LABEL, MENTOR_CLAMP_CP, position_key
 from genchess_core import Board
 
 RESOLVER_HASH_MB = 1        # quiescence uses no hash table
@@ -96,7 +96,7 @@ def run_job(job: PositionsJob) -> PositionsResult:
     samples = sample_positions(start, moves, job.skip_plies, job.per_game, rng, counts)
     positions = []
     resolver = resolver_for(job.genome)
-    from genchess_core.positions import resolve_quiet
+    from genchess_core.quiet_resolution import resolve_quiet
     for fen in samples:
         resolution = resolve_quiet(resolver, Board(fen))
         counts[f"resolved_{resolution.status}"] += 1

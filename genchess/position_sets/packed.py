@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.fitness.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError
+from genchess.position_sets.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError
 
 MAGIC = b"GCPOS\0"
 VERSION = 1
@@ -213,7 +213,7 @@ def decode(records: np.ndarray, path, first: int) -> tuple[np.ndarray, ...]:
     side, castling, ep = (flags & 1).astype(np.uint8), (flags >> 1).astype(np.uint8), ep.astype(np.int8)
     # What numpy cannot see cheaply, the core checks as set_fen would (an EPD line
     # with the same position would be refused).
-    from genchess_core.positions import first_unreachable
+    from genchess_core.set_eval import first_unreachable
     found = first_unreachable(np.ascontiguousarray(pieces), side, castling, ep)
     if found is not None:
         bad(np.arange(n) == found[0], found[1])

@@ -1,7 +1,7 @@
 """`genchess positions`: make a labelled position set from games.
 
 The command's arguments and their checks; the run itself (games in order, the
-journal, resume, the recipe in the sidecar) is positions_run.py, one game's work
+journal, resume, the recipe in the sidecar) is run.py, one game's work
 is making.py.
 """
 
@@ -12,8 +12,8 @@ import os
 import sys
 
 from genchess.console import run_command
-from genchess.fitness.epd import MENTOR_CLAMP_CP
-from genchess.fitness.positions_run import PROG, PositionsRun, UsageError
+from genchess.position_sets.epd import MENTOR_CLAMP_CP
+from genchess.position_sets.run import PROG, PositionsRun, UsageError
 
 ENGINES = ("genchess", "stockfish")
 

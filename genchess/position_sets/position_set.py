@@ -2,7 +2,7 @@
 
 A set is columns, not objects: twelve bitboards and three small fields per
 position (about 110 bytes with both labels), so a few hundred thousand positions
-fit in tens of megabytes and the C evaluation (genchess_core.positions.evaluate_set)
+fit in tens of megabytes and the C evaluation (genchess_core.set_eval.evaluate_set)
 walks them without the GIL. The file form is EPD, which other tuners read and
 write too (for sets of millions, packed.py's form, 32 bytes a position):
 
@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from genchess.console import quoted, whole_number
-from genchess.fitness import packed
-from genchess.fitness.epd import (MENTOR_CLAMP_CP, RESULT_TEXT, RESULTS, PositionSetError, epd_line,
+from genchess.position_sets import packed
+from genchess.position_sets.epd import (MENTOR_CLAMP_CP, RESULT_TEXT, RESULTS, PositionSetError, epd_line,
                                   open_text, parse_epd_line, position_key, read_keys)
 
 
@@ -71,7 +71,7 @@ class PositionSet:
     def from_fens(cls, fens: list[str], results, mentor=None, source: str = "") -> "PositionSet":
         """A set from FENs/EPD positions, results (1, 0.5, 0 or "1-0" ...) and optional
         mentor centipawns (White's view, None/NaN where missing). ValueError on a bad FEN."""
-        from genchess_core.positions import parse_fens
+        from genchess_core.set_eval import parse_fens
 
         pieces, side, castling, ep, errors = parse_fens(list(fens))
         if errors:
@@ -122,14 +122,14 @@ class PositionSet:
 
     def fen(self, i: int) -> str:
         """Position `i` as a FEN (counters 0 1)."""
-        from genchess_core.positions import set_fen_of
+        from genchess_core.set_eval import set_fen_of
         return set_fen_of(np.ascontiguousarray(self.pieces[i]), int(self.side[i]),
                           int(self.castling[i]), int(self.ep[i]))
 
     def evaluate(self, genome) -> np.ndarray:
         """Every position's static evaluation under `genome` (a genome of any kind, or
         its pack() dict): int32, White's view, the genome's internal units."""
-        from genchess_core.positions import evaluate_set
+        from genchess_core.set_eval import evaluate_set
         packed = genome if isinstance(genome, dict) else genome.pack()
         return evaluate_set(np.ascontiguousarray(self.pieces), np.ascontiguousarray(self.side),
                             np.ascontiguousarray(self.castling), np.ascontiguousarray(self.ep), packed)
@@ -143,7 +143,7 @@ class PositionSet:
         """Write the set as EPD (gzipped when the name ends in .gz); `ce` where a
         mentor score is known, converted to the side to move's view. A name ending
         in .gcpos or .gcpos.gz is written packed instead (32 bytes a position,
-        fitness/packed.py)."""
+        position_sets/packed.py)."""
         if packed.is_packed_name(path):
             packed.write_packed(self, path)
             return
@@ -177,7 +177,7 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     that cannot be used are skipped, each named `file:line: problem` in
     `.warnings` (the first `max_warnings` of them, if given) and all counted in
     `.skipped`; duplicates are kept. Raises
-    PositionSetError when the file cannot be read. A packed file (fitness/packed.py,
+    PositionSetError when the file cannot be read. A packed file (position_sets/packed.py,
     known by its header whatever its name) is read whole or refused, naming its
     first bad record: its records are not lines a reader could skip one by one."""
     path = Path(path)
@@ -231,7 +231,7 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     except OSError as e:
         raise PositionSetError(f"{path}: cannot read: {e.strerror or e}") from None
 
-    from genchess_core.positions import parse_fens
+    from genchess_core.set_eval import parse_fens
 
     pieces, side, castling, ep, errors = parse_fens(fens)
     keep = np.ones(len(fens), dtype=bool)

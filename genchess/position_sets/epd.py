@@ -1,7 +1,7 @@
 """EPD, the file form of a labelled position set, as text: one line per position,
 the first four FEN fields and operations such as `c9 "1-0";` (the game's result,
 White's view) and `ce 35;` (a score in centipawns, the side to move's view). What
-reads and writes lines without building a set (positions.py holds the set), so
+reads and writes lines without building a set (position_set.py holds the set), so
 that the command line can use it without loading numpy.
 """
 

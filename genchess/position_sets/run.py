@@ -32,7 +32,7 @@ from pathlib import Path
 
 from genchess.console import quoted, shortened, whole_number
 from genchess.files import AppendFile, package_file, write_atomically
-from genchess.fitness.epd import (GAME_LABEL, MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line,
+from genchess.position_sets.epd import (GAME_LABEL, MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line,
                                   read_keys)
 
 PROG = "genchess positions"
@@ -86,7 +86,7 @@ class PositionsRun:
         self.args = args
         self.started = time.monotonic()
         self.out = Path(args.output)
-        # A packed set (.gcpos, fitness/packed.py) is made as EPD text like a .gz one
+        # A packed set (.gcpos, position_sets/packed.py) is made as EPD text like a .gz one
         # and converted once at the end, so resuming reads and cuts lines either way.
         self.packed = str(self.out).endswith(PACKED_SUFFIXES)
         self.gz = self.out.suffix == ".gz" and not self.packed
@@ -155,8 +155,8 @@ class PositionsRun:
         return plays
 
     def _genome(self):
-        from genchess.fitness.making import RECIPE_GENOME, recipe_genome
         from genchess.genome import GenomeError, open_genome, write_genome
+        from genchess.position_sets.making import RECIPE_GENOME, recipe_genome
         path = getattr(self.args, "genome", None)
         if path is None:
             genome, name = recipe_genome(), f"genomes/{RECIPE_GENOME} (the default)"
@@ -190,7 +190,7 @@ class PositionsRun:
         return {"path": found, "name": name}
 
     def _jobs(self):
-        from genchess.fitness.making import PositionsJob
+        from genchess.position_sets.making import PositionsJob
         from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, chess960_openings,
                                                 read_openings)
         from genchess_core import Board, FenError
@@ -257,7 +257,7 @@ class PositionsRun:
 
     def _mentor_lineage(self) -> dict | None:
         """Who scored the positions, and how (the sidecar's `mentor`)."""
-        from genchess.fitness.making import MENTOR_HASH_MB, STOCKFISH_HASH_MB
+        from genchess.position_sets.making import MENTOR_HASH_MB, STOCKFISH_HASH_MB
         mentor = self.args.mentor
         if not mentor:
             return None
@@ -323,7 +323,7 @@ class PositionsRun:
                 with gzip.open(self.out, "rb") as src, open(self.work, "wb") as dst:
                     shutil.copyfileobj(src, dst)
             elif self.packed:
-                from genchess.fitness.positions import load_positions
+                from genchess.position_sets.position_set import load_positions
                 try:
                     load_positions(self.out).write(self.work)
                 except PositionSetError as e:
@@ -386,7 +386,7 @@ class PositionsRun:
         work = AppendFile(self.work)
         journal = AppendFile(self.journal)
         try:
-            from genchess.fitness.making import run_job
+            from genchess.position_sets.making import run_job
             if todo:
                 workers = self.args.workers
                 with open_executor(self.args.scheduler, workers, out=lambda m: print(m, file=sys.stderr)) as ex:
@@ -456,8 +456,8 @@ class PositionsRun:
                     shutil.copyfileobj(src, dst)
             write_atomically(self.out, raw.getvalue())      # whole, or not at all
         elif self.packed:
-            from genchess.fitness import packed
-            from genchess.fitness.positions import load_positions
+            from genchess.position_sets import packed
+            from genchess.position_sets.position_set import load_positions
             write_atomically(self.out, packed.packed_bytes(load_positions(self.work),
                                                            gz=self.out.suffix == ".gz"))
         state = {"games": self.next_game, "offset": None, "counts": dict(self.counts),
