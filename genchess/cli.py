@@ -394,6 +394,16 @@ def build_parser():
     add_positions_arguments(p)
     p.set_defaults(func=_cmd_positions)
 
+    p = sub.add_parser("datagen", help="the data machine: self-play chunks of game chains for "
+                                       "training a network, resumable, without end",
+                       description="Play the default genome (or --genome) against itself and keep "
+                                   "each game's moves and search scores as compact chain chunks in "
+                                   "DIR, with a manifest; the same command resumes or grows the set "
+                                   "after Ctrl-C, kill -9 or a reboot (docs/datagen.md).")
+    from genchess.position_sets.datagen_cli import add_datagen_arguments
+    add_datagen_arguments(p)
+    p.set_defaults(func=_cmd_datagen)
+
     # The trainers' commands parse their own arguments (the one parser each, shared
     # with genchess-train and genchess-plot); main() hands them everything after the
     # command word, so that their options reach them whole.
@@ -410,6 +420,11 @@ def build_parser():
                                    "players; exits non-zero on any failure.")
     p.set_defaults(func=_cmd_selftest)
     return parser
+
+
+def _cmd_datagen(args):
+    from genchess.position_sets.datagen_cli import cmd_datagen
+    return cmd_datagen(args)
 
 
 def _seconds(text):

@@ -39,6 +39,21 @@ def whole_number(text: str) -> int | None:
     return int(text) if WHOLE_NUMBER.fullmatch(text) else None
 
 
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `minimum`, else a message saying so."""
+    import argparse
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {value}")
+        return value
+    return whole
+
+
 def reader_gone() -> int:
     """What a command returns when its output's reader went away (piped into `head`):
     stop quietly with status 1. stdout is pointed at the null device first, or Python

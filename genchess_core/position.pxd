@@ -48,6 +48,7 @@ cdef U64 compute_key(const Position* p) noexcept nogil
 
 cdef void set_castling(Position* p, const int* rook_squares) noexcept nogil
 cdef void castling_from_rights(Position* p) noexcept nogil
+cdef int outermost_rook(const Position* p, int right) noexcept nogil
 cdef int set_fen(Position* p, str fen) except -1
 cdef str get_fen(const Position* p, bint shredder=*)
 cdef str move_to_uci(const Position* p, Move m)

@@ -345,12 +345,13 @@ cdef class Searcher:
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
                mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
-               bint keep_time_limits=False):
+               bint keep_time_limits=False, U64 soft_nodes=0):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
-        the search then. keep_time_limits: ignore both and keep what set_time_limits()
+        the search then. soft_nodes: start no new iteration once this many nodes are
+        searched (the data machine's limit: no iteration cut short). keep_time_limits: ignore both and keep what set_time_limits()
         set (a caller that arms the clock itself, so that a ponderhit landing while
         the search starts is not undone). In budget mode `depth` counts passes and
         the passes together spend about `budget_nodes`. Mode `minimax` is iterative
@@ -375,7 +376,7 @@ cdef class Searcher:
             try:
                 return self.search(board, max_depth, node_limit, soft_time, hard_time,
                                    searchmoves, multipv, mode, budget_nodes, mate, on_iteration,
-                                   keep_time_limits)
+                                   keep_time_limits, soft_nodes)
             finally:
                 self.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted, previous = 0
@@ -443,6 +444,8 @@ cdef class Searcher:
                 if self.soft_deadline > 0 and monotonic_seconds() >= self.soft_deadline:
                     break
                 if node_limit and s.nodes >= node_limit:
+                    break
+                if soft_nodes and s.nodes >= soft_nodes:
                     break
                 if s.mode == MODE_BUDGET and s.nodes >= budget_nodes:
                     break

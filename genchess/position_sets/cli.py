@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from genchess.console import run_command
+from genchess.console import at_least, run_command
 from genchess.position_sets.epd import MENTOR_CLAMP_CP
 from genchess.position_sets.run import PROG, PositionsRun, UsageError
 
@@ -81,19 +81,7 @@ def _one_line_error(message: str):
     raise SystemExit(2)
 
 
-def _at_least(minimum: int):
-    def whole_number(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {value}")
-        return value
-    return whole_number
-
-
-_positive, _count = _at_least(1), _at_least(0)
+_positive, _count = at_least(1), at_least(0)
 
 
 # ------------------------------------------------------------------ the command

@@ -68,6 +68,21 @@ def open_text(path: str | Path, mode: str = "rt"):
     return open(path, mode, encoding="utf-8")
 
 
+def read_whole(path: Path, opener, unreadable: tuple[type, ...], compression: str) -> bytes:
+    """All of a set file's bytes through `opener` (open, gzip.open, lzma.open, in "rb");
+    PositionSetError naming the file when it is missing, not readable as `compression`
+    (the `unreadable` errors), or cannot be read."""
+    try:
+        with opener(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise PositionSetError(f"{path}: no such position set") from None
+    except unreadable as e:
+        raise PositionSetError(f"{path}: not a readable {compression} file ({e})") from None
+    except OSError as e:
+        raise PositionSetError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
 def read_keys(path: str | Path) -> list[str]:
     """The position keys (position_key) of an EPD file's lines, in order; for
     de-duplicating against what an earlier run wrote."""

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.position_sets.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError
+from genchess.position_sets.epd import MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, read_whole
 
 MAGIC = b"GCPOS\0"
 VERSION = 1
@@ -126,15 +126,7 @@ def read_packed(path: str | Path) -> tuple[np.ndarray, ...]:
     result, mentor); PositionSetError naming the file and the first bad record (by
     index and byte offset), or what is wrong with the header."""
     path = Path(path)
-    try:
-        with _open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise PositionSetError(f"{path}: no such position set") from None
-    except (gzip.BadGzipFile, EOFError) as e:
-        raise PositionSetError(f"{path}: not a readable gzip file ({e})") from None
-    except OSError as e:
-        raise PositionSetError(f"{path}: cannot read: {e.strerror or e}") from None
+    data = read_whole(path, _open, (gzip.BadGzipFile, EOFError), "gzip")
     check_header(path, data[:HEADER_SIZE])
     body = len(data) - HEADER_SIZE
     if body % RECORD_SIZE:
@@ -142,11 +134,16 @@ def read_packed(path: str | Path) -> tuple[np.ndarray, ...]:
         raise PositionSetError(f"{path}: truncated: {body % RECORD_SIZE} bytes after its {whole} whole "
                                f"records (a record is {RECORD_SIZE} bytes), at byte "
                                f"{HEADER_SIZE + whole * RECORD_SIZE}")
-    records = np.frombuffer(data, dtype=RECORD, offset=HEADER_SIZE)
-    columns = [decode(records[start:start + CHUNK], path, start) for start in range(0, len(records), CHUNK)]
-    if not columns:
-        columns = [decode(records, path, 0)]
-    return tuple(np.concatenate([c[k] for c in columns]) for k in range(6))
+    return columns(np.frombuffer(data, dtype=RECORD, offset=HEADER_SIZE), path)
+
+
+def columns(records: np.ndarray, path) -> tuple[np.ndarray, ...]:
+    """PositionSet's columns of packed records (decode, CHUNK records at a time: bounded
+    memory for any set); PositionSetError naming `path` and the first bad record."""
+    parts = [decode(records[start:start + CHUNK], path, start) for start in range(0, len(records), CHUNK)]
+    if not parts:
+        parts = [decode(records, path, 0)]
+    return tuple(np.concatenate([c[k] for c in parts]) for k in range(6))
 
 
 def check_header(path, header: bytes) -> None:

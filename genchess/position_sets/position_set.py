@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from genchess.console import quoted, whole_number
-from genchess.position_sets import packed
+from genchess.position_sets import chains, packed
 from genchess.position_sets.epd import (MENTOR_CLAMP_CP, RESULT_TEXT, RESULTS, PositionSetError, epd_line,
                                   open_text, parse_epd_line, position_key, read_keys)
 
@@ -179,12 +179,16 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     `.skipped`; duplicates are kept. Raises
     PositionSetError when the file cannot be read. A packed file (position_sets/packed.py,
     known by its header whatever its name) is read whole or refused, naming its
-    first bad record: its records are not lines a reader could skip one by one."""
+    first bad record: its records are not lines a reader could skip one by one; a chain
+    file (chains.py) likewise, naming its first game that does not replay."""
     path = Path(path)
     if path.is_dir():
         return load_folder(path, max_warnings)
     if packed.is_packed(path):
         return PositionSet(*packed.read_packed(path), source=str(path))
+    if chains.is_chain_name(path) or chains.is_chains(path):
+        records, _ = chains.read_chain_records(path)
+        return PositionSet(*packed.columns(records, path), source=str(path))
     fens: list[str] = []
     results: list[float] = []
     ce: list[float] = []
@@ -247,7 +251,7 @@ def load_positions(path: str | Path, max_warnings: int | None = None) -> Positio
     return positions
 
 
-SET_SUFFIXES = (".gcpos", ".gcpos.gz", ".epd", ".epd.gz")
+SET_SUFFIXES = (".gcpos", ".gcpos.gz", ".epd", ".epd.gz") + chains.SUFFIXES
 
 
 def set_files(folder: Path) -> list[Path]:
@@ -262,8 +266,8 @@ def load_folder(folder: Path, max_warnings: int | None = None) -> PositionSet:
     twice."""
     files = set_files(folder)
     if not files:
-        raise PositionSetError(f"{folder}: a folder with no position set in it (.gcpos, .gcpos.gz, "
-                               f".epd, .epd.gz)")
+        raise PositionSetError(f"{folder}: a folder with no position set in it "
+                               f"({', '.join(SET_SUFFIXES)})")
     parts = [load_positions(f, max_warnings) for f in files]
     whole = PositionSet(*(np.concatenate([getattr(part, name) for part in parts])
                           for name in ("pieces", "side", "castling", "ep", "result", "mentor")),

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 NODE_LIMITS = (1250, 2500, 5000, 10000, 20000)
+SOFT_NODE_LIMITS = (1000, 2000, 2500, 3000, 5000)    # no new iteration past N nodes (the data machine's)
 DEPTH_LIMITS = (4, 5, 6, 7, 8)
 REFERENCE_NODES = 400_000     # the reference search; --reference-nodes for a quick look
 STOCKFISH_DEPTH = 16
@@ -58,6 +59,8 @@ def score_positions(task):
                 row[f"nodes={nodes}"] = fresh_search(searcher, fen, ("nodes", nodes))
             for depth in DEPTH_LIMITS:
                 row[f"depth={depth}"] = fresh_search(searcher, fen, ("depth", depth))
+            for nodes in SOFT_NODE_LIMITS:
+                row[f"soft={nodes}"] = soft_search(searcher, fen, nodes)
             row["reference"] = fresh_search(searcher, fen, ("nodes", reference_nodes))
             info = stockfish.analyse(chess.Board(fen), chess.engine.Limit(depth=STOCKFISH_DEPTH),
                                      game=object())
@@ -67,13 +70,30 @@ def score_positions(task):
     return rows
 
 
+def soft_search(searcher, fen: str, soft_nodes: int) -> tuple[int, int]:
+    """fresh_search's (cp, nodes) at a soft node limit: no new iteration once `soft_nodes`
+    are spent, as the data machine searches (genchess_core/selfplay.pyx), no hard cut."""
+    from genchess.fitness.making import MENTOR_CLAMP_CP
+    from genchess_core import Board
+    from genchess_core.searcher import MATE_THRESHOLD
+    searcher.clear()
+    searcher.clear_stop()
+    found = searcher.search(Board(fen), soft_nodes=soft_nodes)
+    score = found["lines"][0][0]
+    if abs(score) > MATE_THRESHOLD:
+        return (MENTOR_CLAMP_CP if score > 0 else -MENTOR_CLAMP_CP), found["nodes"]
+    cp = round(score * 100 / searcher.pawn_unit)
+    return max(-MENTOR_CLAMP_CP, min(MENTOR_CLAMP_CP, cp)), found["nodes"]
+
+
 def report(rows, reference_nodes: int) -> str:
     reference = expected([r["reference"][0] for r in rows])
     stockfish = expected([r["stockfish"][0] for r in rows], K_STOCKFISH)
     lines = [f"| label | mean nodes | 90th percentile | RMS distance to {reference_nodes:,} nodes "
              f"| RMS distance to Stockfish depth {STOCKFISH_DEPTH} |",
              "|---|---:|---:|---:|---:|"]
-    for name in [f"nodes={n}" for n in NODE_LIMITS] + [f"depth={d}" for d in DEPTH_LIMITS]:
+    for name in ([f"nodes={n}" for n in NODE_LIMITS] + [f"depth={d}" for d in DEPTH_LIMITS]
+                 + [f"soft={n}" for n in SOFT_NODE_LIMITS]):
         label = expected([r[name][0] for r in rows])
         nodes = np.array([r[name][1] for r in rows], float)
         lines.append(f"| {name} | {nodes.mean():,.0f} | {np.percentile(nodes, 90):,.0f} "
