@@ -125,6 +125,12 @@ def read_packed(path: str | Path) -> tuple[np.ndarray, ...]:
     """A packed file's positions as PositionSet's columns (pieces, side, castling, ep,
     result, mentor); PositionSetError naming the file and the first bad record (by
     index and byte offset), or what is wrong with the header."""
+    return columns(read_records(path), path)
+
+
+def read_records(path: str | Path) -> np.ndarray:
+    """A packed file's records as they are (its header and length checked, not yet its
+    records: columns() and records.record_hashes check those)."""
     path = Path(path)
     data = read_whole(path, _open, (gzip.BadGzipFile, EOFError), "gzip")
     check_header(path, data[:HEADER_SIZE])
@@ -134,7 +140,7 @@ def read_packed(path: str | Path) -> tuple[np.ndarray, ...]:
         raise PositionSetError(f"{path}: truncated: {body % RECORD_SIZE} bytes after its {whole} whole "
                                f"records (a record is {RECORD_SIZE} bytes), at byte "
                                f"{HEADER_SIZE + whole * RECORD_SIZE}")
-    return columns(np.frombuffer(data, dtype=RECORD, offset=HEADER_SIZE), path)
+    return np.frombuffer(data, dtype=RECORD, offset=HEADER_SIZE)
 
 
 def columns(records: np.ndarray, path) -> tuple[np.ndarray, ...]:

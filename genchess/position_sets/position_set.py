@@ -95,14 +95,7 @@ class PositionSet:
     def hashes(self, seed: int = 0) -> np.ndarray:
         """A 64-bit hash of each position (pieces, side, castling, ep; not the labels),
         the same on every machine and for every order of the set."""
-        with np.errstate(over="ignore"):
-            h = np.full(len(self), _splitmix(np.uint64(seed & 0xFFFFFFFFFFFFFFFF)), dtype=np.uint64)
-            columns = [self.pieces[:, k] for k in range(12)]
-            flags = (self.side.astype(np.uint64) | (self.castling.astype(np.uint64) << np.uint64(8))
-                     | ((self.ep.astype(np.int64) + 1).astype(np.uint64) << np.uint64(16)))
-            for column in columns + [flags]:
-                h = _splitmix(h ^ column)
-        return h
+        return position_hashes(self.pieces, self.side, self.castling, self.ep, seed)
 
     def split(self, held_out: float = 0.1, seed: int = 0) -> tuple["PositionSet", "PositionSet"]:
         """(train, held-out): a position goes to the held-out part when its hash says
@@ -162,6 +155,19 @@ def pawn_unit(packed: dict) -> float:
     searcher = Searcher(1)
     searcher.set_genome(packed)
     return float(searcher.pawn_unit)
+
+
+def position_hashes(pieces, side, castling, ep, seed: int = 0) -> np.ndarray:
+    """PositionSet.hashes of these columns (also for sets held as packed records:
+    records.record_hashes)."""
+    with np.errstate(over="ignore"):
+        h = np.full(len(side), _splitmix(np.uint64(seed & 0xFFFFFFFFFFFFFFFF)), dtype=np.uint64)
+        columns = [pieces[:, k] for k in range(12)]
+        flags = (side.astype(np.uint64) | (castling.astype(np.uint64) << np.uint64(8))
+                 | ((ep.astype(np.int64) + 1).astype(np.uint64) << np.uint64(16)))
+        for column in columns + [flags]:
+            h = _splitmix(h ^ column)
+    return h
 
 
 def _splitmix(x):
