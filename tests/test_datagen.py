@@ -46,7 +46,11 @@ def test_two_chunks_with_manifest_recipe_and_genome(tmp_path):
     # The folder reads as one set; nothing is left of the chunks' making.
     assert len(load_positions(folder)) > 0
     assert not list(folder.glob("*.part")) and not list(folder.glob("*.journal"))
-    assert datagen(folder, "--verify").returncode == 0
+    verified = datagen(folder, "--verify")
+    assert verified.returncode == 0
+    table = verified.stdout.splitlines()
+    assert table[2].startswith(f"| net-0001.chains.xz | {rows[0]['positions']:,} | 6 |")
+    assert table[-1].startswith(f"| **2 chunks** | **{rows[0]['positions'] + rows[1]['positions']:,}** | 12 |")
 
 
 def test_a_later_run_grows_the_set_by_its_recipe_and_refuses_another(tmp_path):

@@ -407,3 +407,19 @@ def verify(folder: Path) -> list[str]:
         except PositionSetError as e:
             problems.append(str(e))
     return problems
+
+
+def manifest_table(rows: list[dict]) -> str:
+    """The manifest as a markdown table, a row a chunk and the total (data/README.md's)."""
+    lines = ["| chunk | positions | games | plies a game | seconds | positions an hour | bytes a position "
+             "| commit | made |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['chunk']} | {r['positions']:,} | {r['games']:,} | {r['plies'] / max(r['games'], 1):.1f} "
+                     f"| {r['seconds']:,.0f} | {r['positions'] * 3600 / max(r['seconds'], 1e-9):,.0f} "
+                     f"| {r['bytes'] / max(r['positions'], 1):.2f} | {r['commit']} | {r['date']} |")
+    positions, seconds = sum(r["positions"] for r in rows), sum(r["seconds"] for r in rows)
+    lines.append(f"| **{len(rows)} chunks** | **{positions:,}** | {sum(r['games'] for r in rows):,} | "
+                 f"| {seconds:,.0f} | {positions * 3600 / max(seconds, 1e-9):,.0f} "
+                 f"| {sum(r['bytes'] for r in rows) / max(positions, 1):.2f} | | |")
+    return "\n".join(lines)
+

@@ -72,7 +72,8 @@ def add_datagen_arguments(p) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="play on a dask cluster: tcp://HOST:PORT or local:N")
     p.add_argument("--verify", action="store_true",
-                   help="check every finished chunk against the manifest (sha256, readable) and stop")
+                   help="check every finished chunk against the manifest (sha256, readable), print the "
+                        "chunks as a table, and stop")
 
 
 def _share(text: str) -> float:
@@ -170,7 +171,8 @@ def cmd_datagen(args) -> int:
     import os
     from genchess.console import run_command
     from genchess.parallel.faults import ClusterError
-    from genchess.position_sets.datagen import PROG, DataMachine, DataMachineError, read_manifest, verify
+    from genchess.position_sets.datagen import (PROG, DataMachine, DataMachineError, manifest_table,
+                                                read_manifest, verify)
     from genchess.position_sets.epd import PositionSetError
 
     def body() -> int:
@@ -180,7 +182,9 @@ def cmd_datagen(args) -> int:
             for line in problems:
                 print(f"{PROG}: {line}", file=sys.stderr)
             if not problems:
-                print(f"{PROG}: {folder}: {len(read_manifest(folder))} chunks, each as the manifest says")
+                print(manifest_table(read_manifest(folder)))
+                print(f"{PROG}: {folder}: {len(read_manifest(folder))} chunks, each as the manifest says",
+                      file=sys.stderr)
             return 1 if problems else 0
         recipe, genome_text = recipe_from(args, folder)
         machine = DataMachine(folder, recipe, genome_text, args.chunks, args.workers or os.cpu_count() or 1,
