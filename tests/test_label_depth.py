@@ -24,7 +24,7 @@ def test_each_limit_is_measured_and_the_reference_search_is_its_own_label(tmp_pa
     assert done.returncode == 0, done.stderr
     table = rows(done.stdout)
     assert list(table) == [f"nodes={n}" for n in (1250, 2500, 5000, 10000, 20000)] + \
-        [f"depth={d}" for d in (4, 5, 6, 7, 8)]
+        [f"depth={d}" for d in (4, 5, 6, 7, 8)] + [f"soft={n}" for n in (1000, 2000, 2500, 3000, 5000)]
     assert table["nodes=20000"][2] == 0.0
     for name, (mean, p90, to_reference, to_stockfish) in table.items():
         assert 0 < mean <= p90 * 1.0001 and 0 <= to_reference < 1 and 0 <= to_stockfish < 1
@@ -32,6 +32,10 @@ def test_each_limit_is_measured_and_the_reference_search_is_its_own_label(tmp_pa
             assert mean <= int(name.split("=")[1])
     depths = [table[f"depth={d}"][0] for d in (4, 5, 6, 7, 8)]
     assert depths == sorted(depths)
+    # A soft limit starts no iteration past N nodes: a larger one finishes the same
+    # iterations and maybe more, never fewer.
+    softs = [table[f"soft={n}"][0] for n in (1000, 2000, 2500, 3000, 5000)]
+    assert softs == sorted(softs) and softs[0] < softs[-1]
     assert "4 positions" in done.stdout and (tmp_path / "scores.json").stat().st_size > 0
 
 

@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from pathlib import Path
 
-from genchess.files import AppendFile, write_atomically
+from genchess.files import AppendFile, package_file, write_atomically
 from genchess.parallel.plain import plain_type
 from genchess.position_sets.chains import read_chain_bytes, write_chain_file
 from genchess.position_sets.epd import PositionSetError
@@ -211,7 +211,7 @@ def git_commit() -> str:
     """The commit of the code making the set (short), or "" outside a checkout."""
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent, timeout=10)
+                             cwd=package_file(), timeout=10)
         return out.stdout.strip() if out.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
         return ""

@@ -73,7 +73,7 @@ def score_positions(task):
 def soft_search(searcher, fen: str, soft_nodes: int) -> tuple[int, int]:
     """fresh_search's (cp, nodes) at a soft node limit: no new iteration once `soft_nodes`
     are spent, as the data machine searches (genchess_core/selfplay.pyx), no hard cut."""
-    from genchess.fitness.making import MENTOR_CLAMP_CP
+    from genchess.position_sets.making import MENTOR_CLAMP_CP
     from genchess_core import Board
     from genchess_core.searcher import MATE_THRESHOLD
     searcher.clear()
