@@ -8,6 +8,7 @@ from genchess_core.position cimport Position
 cdef enum:
     NETWORK_INPUTS = 768            # (own or enemy) * 6 kinds * 64 squares
     NETWORK_MAX_HIDDEN = 1024       # per perspective; the accumulator's room
+    NETWORK_MAX_BUCKETS = 16        # output buckets by material
     ACTIVATION_CRELU = 0            # clip(x, 0, 1)
     ACTIVATION_SCRELU = 1           # clip(x, 0, 1) squared
 
@@ -20,8 +21,11 @@ cdef struct NetworkParams:
     int scale_cp                # internal evaluation units per centipawn
     const int16_t* w1           # [NETWORK_INPUTS][hidden]: each input's column, by qa
     const int16_t* b1           # [hidden], by qa
-    const int16_t* w2           # [2 * hidden]: the side to move's half, then the other's, by qb
-    int32_t b2                  # by qa * qb
+    const int16_t* w2           # [buckets][2 * hidden]: each bucket's side-to-move half, then
+                                # the other's, by qb
+    const int32_t* b2           # [buckets], by qa * qb
+    int buckets
+    unsigned char bucket_of[33] # pieces on the board -> output bucket (0 and 1 unused)
     const int32_t* psqt         # [NETWORK_INPUTS] the piece-square term, by qa * qb; NULL: none
 
 cdef struct NetworkAccumulator:

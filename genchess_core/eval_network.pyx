@@ -6,10 +6,16 @@
 # hidden layer whose weights both sides share; the side to move's hidden layer and
 # the other's, activated, meet in one output:
 #
-#     out = b2 + act(acc_us) . w2[:H] + act(acc_them) . w2[H:] + (psqt_us - psqt_them) / 2
+#     out = b2[b] + act(acc_us) . w2[b][:H] + act(acc_them) . w2[b][H:] + (psqt_us - psqt_them) / 2
 #     acc_c = b1 + sum over c's active inputs of W1[input]
 #     psqt_c = sum over c's active inputs of P[input]   (networks with the term only)
 #     centipawns (side to move) = out * scale
+#
+# where b is the output bucket of the position's material (the pieces on the board,
+# genome/network.py's output_bucket; always 0 with one bucket): the bucket only
+# chooses which output weights the last dot product reads, so the accumulators and
+# their incremental updates are the same for every bucket, and choosing costs a
+# popcount and a table lookup an evaluation.
 #
 # Everything is integer: W1 and b1 quantised by qa (so an accumulator is int16 and
 # clipping to [0, 1] is clipping to [0, qa]), w2 by qb, b2 by qa * qb. The
@@ -34,6 +40,7 @@ from array import array
 from genchess_core.types cimport *
 from genchess_core.bitboard cimport pop_lsb, popcount
 from genchess_core.position cimport set_fen
+from genchess_core.board cimport Board
 
 cdef extern from "network_kernels.h" nogil:
     # The per-node loops, in C so that they can be built for more than one CPU and
@@ -130,12 +137,15 @@ cdef inline int64_t c_div(int64_t a, int64_t b) noexcept nogil:
     return a / b
 
 
-cdef int network_output(const NetworkParams* n, const NetworkAccumulator* a, int side) noexcept nogil:
-    """The evaluation from `side`'s view, internal units, from a's accumulators."""
+cdef int network_output(const NetworkParams* n, const NetworkAccumulator* a, int side,
+                        int pieces) noexcept nogil:
+    """The evaluation from `side`'s view, internal units, from a's accumulators, by
+    the output bucket of `pieces` pieces on the board."""
     cdef int h = n.hidden
+    cdef int bucket = n.bucket_of[pieces if pieces <= 32 else 32]
     cdef int64_t out, cp_units, limit = <int64_t>NETWORK_CP_LIMIT * n.scale_cp
-    out = gc_kernels.hidden_output(a.acc[side], a.acc[side ^ 1], n.w2, h, n.qa,
-                                   n.activation == ACTIVATION_SCRELU) + n.b2
+    out = gc_kernels.hidden_output(a.acc[side], a.acc[side ^ 1], n.w2 + bucket * 2 * h, h, n.qa,
+                                   n.activation == ACTIVATION_SCRELU) + n.b2[bucket]
     if n.psqt != NULL:
         out += c_div(<int64_t>a.psqt[side] - a.psqt[side ^ 1], 2)
     cp_units = c_div(out * n.scale * n.scale_cp, <int64_t>n.qa * n.qb)
@@ -153,9 +163,9 @@ cdef int evaluate_network(const Position* p, const NetworkParams* n,
     cdef NetworkAccumulator fresh
     if a == NULL:
         refresh(p, n, &fresh)
-        return network_output(n, &fresh, p.side)
+        return network_output(n, &fresh, p.side, popcount(p.all))
     network_accumulate(p, n, a)
-    return network_output(n, a, p.side)
+    return network_output(n, a, p.side, popcount(p.all))
 
 
 # ------------------------------------------------------------ load time (Python)
@@ -183,6 +193,29 @@ def network_evaluations(dict packed, list fens):
         free(a)
 
 
+def network_evaluations_along(dict packed, Board board, list steps):
+    """For tests: `board` taken through `steps` (a UCI move made, or None: the last
+    move unmade) by the core's make and unmake, evaluated after each through one
+    accumulator carried along, as a search thread's is, and afresh: two lists."""
+    cdef NetworkParams n
+    cdef NetworkAccumulator* a = <NetworkAccumulator*>calloc(1, sizeof(NetworkAccumulator))
+    if a == NULL:
+        raise MemoryError()
+    try:
+        network_params(&n, packed)
+        incremental, afresh = [], []
+        for step in steps:
+            if step is None:
+                board.pop()
+            else:
+                board.push_uci(step)
+            incremental.append(evaluate_network(&board.pos, &n, a))
+            afresh.append(evaluate_network(&board.pos, &n, NULL))
+        return incremental, afresh
+    finally:
+        free(a)
+
+
 cdef int network_params(NetworkParams* n, dict packed) except -1:
     """Fill n from a network genome's pack() dict; once per genome load. The weight
     arrays are borrowed, not copied: pack()'s dict holds them (int16 buffers: the
@@ -191,12 +224,18 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     cdef const int16_t[::1] w1 = packed["network_w1"]
     cdef const int16_t[::1] b1 = packed["network_b1"]
     cdef const int16_t[::1] w2 = packed["network_w2"]
+    cdef const int32_t[::1] b2 = packed["network_b2"]
     cdef const int32_t[::1] psqt = packed.get("network_psqt", _NO_PSQT)
+    cdef int pieces
     hidden = int(packed["network_hidden"])
+    buckets = int(packed.get("network_buckets", 1))
     if not 16 <= hidden <= NETWORK_MAX_HIDDEN or hidden % 16:
         raise ValueError(f"network_hidden must be a multiple of 16 from 16 to {NETWORK_MAX_HIDDEN}, not {hidden}")
-    if w1.shape[0] != NETWORK_INPUTS * hidden or b1.shape[0] != hidden or w2.shape[0] != 2 * hidden:
-        raise ValueError(f"network weights do not fit {NETWORK_INPUTS}x2 -> {hidden} -> 1")
+    if not 1 <= buckets <= NETWORK_MAX_BUCKETS:
+        raise ValueError(f"network_buckets must be from 1 to {NETWORK_MAX_BUCKETS}, not {buckets}")
+    if (w1.shape[0] != NETWORK_INPUTS * hidden or b1.shape[0] != hidden
+            or w2.shape[0] != 2 * hidden * buckets or b2.shape[0] != buckets):
+        raise ValueError(f"network weights do not fit {NETWORK_INPUTS}x2 -> {hidden} -> 1x{buckets}")
     if psqt.shape[0] not in (0, NETWORK_INPUTS):
         raise ValueError(f"a piece-square term has {NETWORK_INPUTS} numbers, not {psqt.shape[0]}")
     activation = packed["network_activation"]
@@ -206,7 +245,6 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
                                                              "eval_scale_cp"))
     if min(qa, qb, scale, scale_cp) <= 0:
         raise ValueError("network quantisation and scales must be positive")
-    b2 = int(packed["network_b2"])
     # Every check passed: n changes whole or not at all (a search thread may still hold it).
     n.hidden = hidden
     n.activation = ACTIVATION_SCRELU if activation == "screlu" else ACTIVATION_CRELU
@@ -214,7 +252,11 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     n.w1 = &w1[0]
     n.b1 = &b1[0]
     n.w2 = &w2[0]
-    n.b2 = b2
+    n.b2 = &b2[0]
+    n.buckets = buckets
+    divisor = -(-32 // buckets)         # genome/network.py's bucket_divisor
+    for pieces in range(33):
+        n.bucket_of[pieces] = min(max(pieces - 2, 0) // divisor, buckets - 1)
     n.psqt = &psqt[0] if psqt.shape[0] else NULL
     return 0
 

@@ -6,6 +6,7 @@ C evaluation, so the two agreeing says the C code computes the network it claims
 """
 
 import random
+from array import array
 
 import chess
 import numpy as np
@@ -20,16 +21,18 @@ from genchess_core.evaluate import evaluate_board
 KINDS = {chess.PAWN: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3, chess.QUEEN: 4, chess.KING: 5}
 
 
-def random_network(hidden=32, activation="screlu", seed=1, genome_id=7, psqt=False):
+def random_network(hidden=32, activation="screlu", seed=1, genome_id=7, psqt=False, buckets=1):
     """Random integer weights inside what the trainer's limits allow (and a
-    piece-square term of up to about 1500 centipawns a piece)."""
+    piece-square term of up to about 1500 centipawns a piece); each output bucket
+    its own weights."""
     rng = np.random.default_rng(seed)
     return NetworkGenome(genome_id, hidden, activation,
                          rng.integers(-300, 301, INPUTS * hidden).tolist(),
                          rng.integers(-100, 200, hidden).tolist(),
-                         rng.integers(-127, 128, 2 * hidden).tolist(),
-                         int(rng.integers(-20000, 20000)),
-                         psqt=rng.integers(-60000, 60001, INPUTS).tolist() if psqt else None)
+                         rng.integers(-127, 128, 2 * hidden * buckets).tolist(),
+                         rng.integers(-20000, 20000, buckets).tolist(),
+                         psqt=rng.integers(-60000, 60001, INPUTS).tolist() if psqt else None,
+                         buckets=buckets)
 
 
 def c_division(a: int, b: int) -> int:
@@ -37,10 +40,17 @@ def c_division(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
+def reference_bucket(net: NetworkGenome, board: chess.Board) -> int:
+    """The output bucket, from the field's rule as Bullet's MaterialCount<N> writes
+    it: (pieces - 2) / ceil(32 / N)."""
+    return (len(board.piece_map()) - 2) // ((32 + net.buckets - 1) // net.buckets)
+
+
 def reference(net: NetworkGenome, board: chess.Board) -> int:
     """The evaluation from the side to move's view, internal units (10 a centipawn)."""
     us = 0 if board.turn == chess.WHITE else 1
     h = net.hidden
+    bucket = reference_bucket(net, board)
     acc = [list(net.b1), list(net.b1)]
     linear = [0, 0]
     for square, piece in board.piece_map().items():
@@ -55,9 +65,9 @@ def reference(net: NetworkGenome, board: chess.Board) -> int:
     for half, perspective in enumerate((us, us ^ 1)):
         for i in range(h):
             v = min(max(acc[perspective][i], 0), net.qa)
-            w = net.w2[half * h + i]
+            w = net.w2[bucket * 2 * h + half * h + i]
             total += v * w * v if net.activation == "screlu" else v * w
-    out = (c_division(total, net.qa) if net.activation == "screlu" else total) + net.b2
+    out = (c_division(total, net.qa) if net.activation == "screlu" else total) + net.b2[bucket]
     out += c_division(linear[us] - linear[us ^ 1], 2)
     units = c_division(out * net.scale * 10, net.qa * net.qb)
     return max(-300000, min(300000, units))
@@ -77,13 +87,55 @@ def random_positions(count, seed=3):
     return boards
 
 
+@pytest.mark.parametrize("buckets", [1, 8])
 @pytest.mark.parametrize("psqt", [False, True], ids=["", "psqt"])
 @pytest.mark.parametrize("activation", ["crelu", "screlu"])
-def test_the_c_evaluation_is_the_network(activation, psqt):
-    net = random_network(activation=activation, seed=11, psqt=psqt)
+def test_the_c_evaluation_is_the_network(activation, psqt, buckets):
+    net = random_network(activation=activation, seed=11, psqt=psqt, buckets=buckets)
     packed = net.pack()
-    for board in random_positions(60):
+    boards = random_positions(60) + endgames(20)
+    for board in boards:
         assert evaluate_board(Board(board.fen()), packed) == reference(net, board), board.fen()
+    used = {reference_bucket(net, board) for board in boards}
+    assert len(used) == buckets or (buckets == 8 and len(used) >= 6), used
+
+
+def endgames(count, seed=5):
+    """Random legal positions with 3 to 12 pieces: the buckets a game's opening never reaches."""
+    rng = random.Random(seed)
+    boards = []
+    while len(boards) < count:
+        board = chess.Board(None)
+        squares = rng.sample(range(64), rng.randrange(3, 13))
+        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
+        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
+        for square in squares[2:]:
+            kind = rng.choice([chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN]
+                              + ([chess.PAWN] if 8 <= square < 56 else []))
+            board.set_piece_at(square, chess.Piece(kind, rng.random() < 0.5))
+        board.turn = rng.random() < 0.5
+        if board.is_valid():
+            boards.append(board)
+    return boards
+
+
+def test_each_bucket_reads_its_own_output_weights():
+    """The same network with its buckets copied evaluates as the unbucketed one;
+    change one bucket's weights and only the positions of that bucket change."""
+    net = random_network(hidden=32, seed=17, psqt=True)
+    copied = net.with_buckets(8)
+    assert copied.architecture == "768x2 -> 32 -> 1x8, screlu, psqt"
+    boards = random_positions(30, seed=7) + endgames(30, seed=8)
+    plain = [evaluate_board(Board(b.fen()), net.pack()) for b in boards]
+    assert [evaluate_board(Board(b.fen()), copied.pack()) for b in boards] == plain
+    changed = copied.copy()
+    changed.w2 = array("h", changed.w2[:2 * 32] + array("h", [0] * 64) + changed.w2[4 * 32:])
+    changed.b2[1] += 5000
+    after = [evaluate_board(Board(b.fen()), changed.pack()) for b in boards]
+    in_bucket_1 = [reference_bucket(changed, b) == 1 for b in boards]
+    assert any(in_bucket_1) and not all(in_bucket_1)
+    for before, now, moved in zip(plain, after, in_bucket_1):
+        assert (before != now) == moved
 
 
 @pytest.mark.parametrize("activation", ["crelu", "screlu"])
@@ -150,9 +202,40 @@ def test_the_incremental_accumulator_equals_a_fresh_one():
     assert len(set(afresh)) > len(afresh) // 2          # the positions do differ
 
 
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_make_and_unmake_keep_the_accumulator_equal_to_a_fresh_one_and_the_reference(buckets):
+    """The core's make and unmake through games long enough to trade down through
+    the buckets (captures, promotions, castling, en passant, take-backs): one
+    accumulator carried along gives what a fresh one and the reference give."""
+    from genchess_core.eval_network import network_evaluations_along
+    net = random_network(hidden=48, seed=3, psqt=True, buckets=buckets)
+    rng = random.Random(12)
+    buckets_seen = set()
+    for game in range(4):
+        board, shadow, steps, boards = Board(), chess.Board(), [], []
+        while len(steps) < 400 and not shadow.is_game_over():
+            moves = list(shadow.legal_moves)
+            captures = [m for m in moves if shadow.is_capture(m) or m.promotion]
+            move = rng.choice(captures if captures and rng.random() < 0.6 else moves)
+            shadow.push(move)
+            steps.append(move.uci())
+            boards.append(shadow.copy())
+            if rng.random() < 0.25:                     # unmade, then another tried
+                shadow.pop()
+                steps.append(None)
+                boards.append(shadow.copy())
+        incremental, afresh = network_evaluations_along(net.pack(), board, steps)
+        assert incremental == afresh
+        assert afresh == [reference(net, b) for b in boards]
+        assert board.fen() == shadow.fen()
+        buckets_seen |= {reference_bucket(net, b) for b in boards}
+    assert len(buckets_seen) == buckets
+
+
+@pytest.mark.parametrize("buckets", [1, 8])
 @pytest.mark.parametrize("psqt", [False, True], ids=["", "psqt"])
-def test_the_file_reads_back_equal(tmp_path, psqt):
-    net = random_network(hidden=16, activation="crelu", psqt=psqt)
+def test_the_file_reads_back_equal(tmp_path, psqt, buckets):
+    net = random_network(hidden=16, activation="crelu", psqt=psqt, buckets=buckets)
     net.lineage = "set sample.gcpos, mentor labels, 3 epochs, seed 1"
     net.record = "none yet"
     net.search = {"rfp_margin": 90}
@@ -161,6 +244,18 @@ def test_the_file_reads_back_equal(tmp_path, psqt):
     back = open_genome(str(path))
     assert back == net
     assert back.to_text() == net.to_text()
+    assert back.buckets == buckets and ("-> 1x8," in back.to_text()) == (buckets == 8)
+    assert evaluate_board(Board(), back.pack()) == evaluate_board(Board(), net.pack())
+
+
+def test_a_file_from_before_buckets_reads_as_one_bucket():
+    """The shipped default genome was written before buckets: `-> 1` and the old
+    layout, which is one bucket's."""
+    from genchess.genome import default_genome
+    net = default_genome()
+    assert net.buckets == 1 and "-> 1," in net.architecture and len(net.b2) == 1
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    assert evaluate_board(Board(board.fen()), net.pack()) == reference(net, board)
 
 
 def test_from_float_quantises_as_the_engine_reads():
@@ -169,8 +264,12 @@ def test_from_float_quantises_as_the_engine_reads():
     net = NetworkGenome.from_float(1, w1, b1, w2, 0.05, "screlu")
     back_w1, back_b1, back_w2, back_b2 = net.float_weights()
     assert np.abs(back_w1 - w1).max() <= 0.5 / 255 + 1e-12
-    assert np.abs(back_w2 - w2).max() <= 0.5 / 64 + 1e-12
-    assert back_b2 == pytest.approx(0.05, abs=1 / (255 * 64))
+    assert back_w2.shape == (1, 32) and np.abs(back_w2[0] - w2).max() <= 0.5 / 64 + 1e-12
+    assert back_b2[0] == pytest.approx(0.05, abs=1 / (255 * 64))
+    bucketed = NetworkGenome.from_float(1, w1, b1, np.stack([w2, -w2, w2 / 2]), [0.05, -0.1, 0.2], "screlu")
+    assert bucketed.buckets == 3 and np.allclose(bucketed.float_weights()[3], [0.05, -0.1, 0.2],
+                                                 atol=1 / (255 * 64))
+    assert np.abs(bucketed.float_weights()[2][1] + w2).max() <= 0.5 / 64 + 1e-12
     with pytest.raises(ValueError, match="does not fit"):
         NetworkGenome.from_float(1, w1 * 1000, b1, w2, 0.0, "screlu")
     psqt = rng.normal(0, 2.0, INPUTS)
@@ -195,6 +294,8 @@ def block(net: NetworkGenome) -> list[str]:
     (lambda ls: [l.replace(f"{weights_size(16)} bytes", "99 bytes") for l in ls], f"has {weights_size(16)}"),
     (lambda ls: ls[:4] + ["Lineage: a", "Lineage: b"] + ls[4:], "duplicated 'lineage'"),
     (lambda ls: [l.replace(", crelu", ", crelu, psqt") for l in ls], f"has {weights_size(16, True)}"),
+    (lambda ls: [l.replace("-> 1,", "-> 1x4,") for l in ls], f"has {weights_size(16, False, 4)}"),
+    (lambda ls: [l.replace("-> 1,", "-> 1x17,") for l in ls], "17 output buckets; 1 to 16"),
 ])
 def test_a_damaged_file_names_the_problem_and_the_line(change, message):
     net = random_network(hidden=16, activation="crelu")

@@ -8,6 +8,12 @@ genchess/fitness/network_training.py how it is trained). The numbers are integer
 as the engine plays them: the first layer quantised by QA, the output weights by
 QB, the output bias by QA * QB; the output times SCALE is centipawns.
 
+The output layer may come in B buckets by material (`-> 1x8`): a position with n
+pieces on the board is scored by bucket (n - 2) / ceil(32 / B) of the output
+weights and bias, as Bullet's `MaterialCount<B>` output buckets, so an endgame
+weighs the hidden units its own way; the first layer (the accumulators) is the
+same for every bucket, so a bucketed network costs what an unbucketed one does.
+
 The file block is text that a person can read, then the weights, base64-encoded in
 the same block, so a network genome is one self-contained text like every other
 kind: it can be copied, kept in a trainer's run file, sent to a cluster worker and
@@ -16,7 +22,7 @@ bytes is in the header, so a cut or edited file is found at load time.
 
     ID: 1
     Kind: network
-    Architecture: 768x2 -> 128 -> 1, screlu, psqt
+    Architecture: 768x2 -> 128 -> 1x8, screlu, psqt
     Quantisation: qa 255, qb 64, scale 400
     Lineage: set data/selfplay.gcpos, mentor labels, 20 epochs, seed 1, held-out loss 0.0123
     Record: +25.3 +- 12.1 against unified.genome, 10+0.1, 2000 games
@@ -27,8 +33,9 @@ bytes is in the header, so a cut or edited file is found at load time.
 `Lineage:` and `Record:` are free text, optional, kept as written: what the
 network was trained on and how, and what games said about it. The weights' bytes,
 little-endian: W1 as int16 [768][H] (each input's column of H numbers), b1 int16 [H],
-w2 int16 [2H] (the side to move's half first), b2 int32, and with `, psqt` the
-piece-square term P as int32 [768], by qa * qb like b2.
+w2 int16 [B][2H] (each bucket's side-to-move half first), b2 int32 [B], and with
+`, psqt` the piece-square term P as int32 [768], by qa * qb like b2. With one
+bucket (`-> 1`, every file from before buckets) that is the layout of old.
 
 The piece-square term (Stockfish's PSQT) is a linear part beside the hidden layer:
 each side sums P over its own inputs, and the output gains half the side to move's
@@ -58,27 +65,46 @@ INPUTS = 768
 ACTIVATIONS = ("crelu", "screlu")
 QA, QB, SCALE = 255, 64, 400            # the quantisation the trainer writes (Bullet's usual)
 HIDDEN_RANGE = (16, 1024)               # eval_network.pxd: NETWORK_MAX_HIDDEN; a multiple of 16
+MAX_BUCKETS = 16                        # eval_network.pxd: NETWORK_MAX_BUCKETS
 LINE_WIDTH = 76                         # base64 characters a line (MIME's)
 # Piece worths for the search's capture ordering (pawns), which a network does not
 # state: the usual ones.
 ORDER_VALUES = (1.0, 3.2, 3.3, 5.0, 9.5, 0.0)
 
-ARCHITECTURE = re.compile(r"768\s*x\s*2\s*->\s*([0-9]{1,5})\s*->\s*1\s*,\s*([a-z]+)"
-                          r"(\s*,\s*psqt)?", re.I)
+ARCHITECTURE = re.compile(r"768\s*x\s*2\s*->\s*([0-9]{1,5})\s*->\s*1(?:\s*x\s*([0-9]{1,3}))?\s*,"
+                          r"\s*([a-z]+)(\s*,\s*psqt)?", re.I)
 PSQT_LIMIT = 2 ** 25                    # |P|: 32 pieces' sum stays far inside int32
 QUANTISATION = re.compile(r"qa\s+([0-9]{1,6})\s*,\s*qb\s+([0-9]{1,6})\s*,\s*scale\s+([0-9]{1,6})", re.I)
 WEIGHTS = re.compile(r"([0-9]{1,12})\s+bytes\s*,\s*sha256\s+([0-9a-f]{64})", re.I)
 
 
-def architecture_text(hidden: int, activation: str, psqt: bool) -> str:
+def architecture_text(hidden: int, activation: str, psqt: bool, buckets: int = 1) -> str:
     """The file's `Architecture:` text (the trainer's records say it the same way)."""
-    return f"768x2 -> {hidden} -> 1, {activation}" + (", psqt" if psqt else "")
+    output = "1" if buckets == 1 else f"1x{buckets}"
+    return f"768x2 -> {hidden} -> {output}, {activation}" + (", psqt" if psqt else "")
 
 
-def weights_size(hidden: int, psqt: bool = False) -> int:
-    """Bytes of the weights of a network with `hidden` units per side (and the
-    piece-square term)."""
-    return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + (4 * INPUTS if psqt else 0)
+def weights_size(hidden: int, psqt: bool = False, buckets: int = 1) -> int:
+    """Bytes of the weights of a network with `hidden` units per side, `buckets`
+    output buckets (and the piece-square term)."""
+    return 2 * (INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets + (4 * INPUTS if psqt else 0)
+
+
+def bucket_divisor(buckets: int) -> int:
+    """Pieces a bucket spans: ceil(32 / buckets), so that 2 to 32 pieces fill them."""
+    return -(-32 // buckets)
+
+
+def output_bucket(pieces, buckets: int):
+    """The output bucket of a position with `pieces` pieces on the board (a number or
+    a numpy array): (pieces - 2) / ceil(32 / buckets), at most the last bucket."""
+    bucket = (pieces - 2) // bucket_divisor(buckets)
+    return min(bucket, buckets - 1) if isinstance(bucket, int) else bucket.clip(0, buckets - 1)
+
+
+def check_buckets(buckets: int) -> None:
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise ValueError(f"a network has 1 to {MAX_BUCKETS} output buckets, not {buckets}")
 
 
 def int32s(data: bytes) -> array:
@@ -99,24 +125,30 @@ def int16s(data: bytes) -> array:
 class NetworkGenome(CarriesSearchGenes):
     KIND = "network"
 
-    def __init__(self, genome_id: int, hidden: int, activation: str, w1, b1, w2, b2: int,
+    def __init__(self, genome_id: int, hidden: int, activation: str, w1, b1, w2, b2,
                  qa: int = QA, qb: int = QB, scale: int = SCALE,
-                 lineage: str | None = None, record: str | None = None, psqt=None) -> None:
+                 lineage: str | None = None, record: str | None = None, psqt=None,
+                 buckets: int = 1) -> None:
+        """w2 holds `buckets` rows of 2H (flat), b2 one bias a bucket (a number
+        with one bucket)."""
         low, high = HIDDEN_RANGE
         if not low <= hidden <= high or hidden % 16:
             raise ValueError(f"a network has a multiple of 16 from {low} to {high} hidden units, not {hidden}")
         if activation not in ACTIVATIONS:
             raise ValueError(f"unknown activation {activation!r} ({', '.join(ACTIVATIONS)})")
+        check_buckets(buckets)
         self.id = int(genome_id)
         self.search: dict[str, int] = {}
-        self.hidden, self.activation = int(hidden), activation
+        self.hidden, self.activation, self.buckets = int(hidden), activation, int(buckets)
         self.qa, self.qb, self.scale = int(qa), int(qb), int(scale)
         self.w1, self.b1, self.w2 = array("h", w1), array("h", b1), array("h", w2)
-        self.b2 = int(b2)
-        if (len(self.w1), len(self.b1), len(self.w2)) != (INPUTS * hidden, hidden, 2 * hidden):
-            raise ValueError(f"weights do not fit 768x2 -> {hidden} -> 1")
-        if not -2 ** 31 <= self.b2 < 2 ** 31:
-            raise ValueError("the output bias must fit 32 bits")
+        biases = list(b2) if hasattr(b2, "__len__") else [b2]
+        if any(not -2 ** 31 <= int(b) < 2 ** 31 for b in biases):
+            raise ValueError("an output bias must fit 32 bits")
+        self.b2 = array("i", (int(b) for b in biases))
+        if (len(self.w1), len(self.b1), len(self.w2), len(self.b2)) != (
+                INPUTS * hidden, hidden, 2 * hidden * buckets, buckets):
+            raise ValueError(f"weights do not fit {architecture_text(hidden, activation, False, buckets)}")
         self.psqt = None if psqt is None else array("i", psqt)
         if self.psqt is not None and len(self.psqt) != INPUTS:
             raise ValueError(f"the piece-square term has {INPUTS} numbers, not {len(self.psqt)}")
@@ -143,7 +175,7 @@ class NetworkGenome(CarriesSearchGenes):
     # ------------------------------------------------------------ the weights
 
     def weights_bytes(self) -> bytes:
-        parts = [self.w1, self.b1, self.w2, array("i", [self.b2])] + (
+        parts = [self.w1, self.b1, self.w2, self.b2] + (
             [] if self.psqt is None else [self.psqt])
         if sys.byteorder == "big":
             parts = [array(p.typecode, p) for p in parts]
@@ -153,25 +185,28 @@ class NetworkGenome(CarriesSearchGenes):
 
     @classmethod
     def from_weights_bytes(cls, genome_id: int, hidden: int, activation: str, data: bytes,
-                           **header) -> NetworkGenome:
+                           buckets: int = 1, **header) -> NetworkGenome:
         h = hidden
         w1_end = 2 * INPUTS * h
         b1_end = w1_end + 2 * h
-        w2_end = b1_end + 4 * h
-        b2 = int32s(data[w2_end:w2_end + 4])
-        psqt = int32s(data[w2_end + 4:]) if len(data) > w2_end + 4 else None
+        w2_end = b1_end + 4 * h * buckets
+        b2_end = w2_end + 4 * buckets
+        psqt = int32s(data[b2_end:]) if len(data) > b2_end else None
         return cls(genome_id, h, activation, int16s(data[:w1_end]), int16s(data[w1_end:b1_end]),
-                   int16s(data[b1_end:w2_end]), b2[0], psqt=psqt, **header)
+                   int16s(data[b1_end:w2_end]), int32s(data[w2_end:b2_end]), psqt=psqt,
+                   buckets=buckets, **header)
 
     @classmethod
-    def from_float(cls, genome_id: int, w1, b1, w2, b2: float, activation: str,
+    def from_float(cls, genome_id: int, w1, b1, w2, b2, activation: str,
                    lineage: str | None = None, psqt=None) -> NetworkGenome:
-        """Quantise a trained float network (W1 [768, H], b1 [H], w2 [2H], b2, and
-        the piece-square term P [768] or None): what the trainer's weight limits keep
-        inside int16 is rounded to whole steps."""
+        """Quantise a trained float network (W1 [768, H], b1 [H], w2 [B, 2H] or [2H],
+        b2 [B] or a number, and the piece-square term P [768] or None): what the
+        trainer's weight limits keep inside int16 is rounded to whole steps."""
         import numpy as np
-        w1, b1, w2 = (np.asarray(a, dtype=np.float64) for a in (w1, b1, w2))
+        w1, b1 = (np.asarray(a, dtype=np.float64) for a in (w1, b1))
         hidden = w1.shape[1]
+        w2 = np.asarray(w2, dtype=np.float64).reshape(-1, 2 * hidden)
+        b2 = np.asarray(b2, dtype=np.float64).reshape(-1)
 
         def quantised(values, factor: int, bits: int = 16) -> np.ndarray:
             q = np.rint(values * factor)
@@ -181,19 +216,20 @@ class NetworkGenome(CarriesSearchGenes):
             return q.astype(np.int16 if bits == 16 else np.int64)
 
         return cls(genome_id, hidden, activation, quantised(w1, QA).ravel().tolist(),
-                   quantised(b1, QA).tolist(), quantised(w2, QB).tolist(),
-                   int(quantised(np.array([b2]), QA * QB, 32)[0]), lineage=lineage,
+                   quantised(b1, QA).tolist(), quantised(w2, QB).ravel().tolist(),
+                   quantised(b2, QA * QB, 32).tolist(), lineage=lineage,
                    psqt=None if psqt is None else quantised(np.asarray(psqt, dtype=np.float64),
-                                                           QA * QB, 32).tolist())
+                                                           QA * QB, 32).tolist(),
+                   buckets=len(b2))
 
     def float_weights(self):
-        """(W1 [768, H], b1, w2, b2) as floats, the quantisation undone: what the
-        trainer starts from to train a network further."""
+        """(W1 [768, H], b1 [H], w2 [B, 2H], b2 [B]) as floats, the quantisation
+        undone: what the trainer starts from to train a network further."""
         import numpy as np
         return (np.array(self.w1, dtype=np.float64).reshape(INPUTS, self.hidden) / self.qa,
                 np.array(self.b1, dtype=np.float64) / self.qa,
-                np.array(self.w2, dtype=np.float64) / self.qb,
-                self.b2 / (self.qa * self.qb))
+                np.array(self.w2, dtype=np.float64).reshape(self.buckets, 2 * self.hidden) / self.qb,
+                np.array(self.b2, dtype=np.float64) / (self.qa * self.qb))
 
     def float_psqt(self):
         """The piece-square term P [768] as floats (None without one)."""
@@ -204,7 +240,15 @@ class NetworkGenome(CarriesSearchGenes):
 
     @property
     def architecture(self) -> str:
-        return architecture_text(self.hidden, self.activation, self.psqt is not None)
+        return architecture_text(self.hidden, self.activation, self.psqt is not None, self.buckets)
+
+    def with_buckets(self, buckets: int) -> NetworkGenome:
+        """The same network with its output layer copied into `buckets` buckets: it
+        evaluates every position as this one does (a bucketed network's start, and
+        its cost measured against the same network unbucketed)."""
+        return NetworkGenome(self.id, self.hidden, self.activation, self.w1, self.b1,
+                             self.w2 * buckets, self.b2 * buckets, self.qa, self.qb, self.scale,
+                             self.lineage, self.record, self.psqt, buckets).with_search(self.search)
 
     # ------------------------------------------------------------ the file
 
@@ -233,15 +277,18 @@ class NetworkGenome(CarriesSearchGenes):
 
         n, text = fields["architecture"]
         match = ARCHITECTURE.fullmatch(text)
-        if not match or match.group(2).lower() not in ACTIVATIONS:
+        if not match or match.group(3).lower() not in ACTIVATIONS:
             raise GenomeError.at(path, n, f"network genome: architecture {quote(text)} is not "
-                                          f"'768x2 -> H -> 1, crelu' or '..., screlu' (then ', psqt' "
-                                          f"if it has the piece-square term)")
-        hidden, activation, psqt = int(match.group(1)), match.group(2).lower(), bool(match.group(3))
+                                          f"'768x2 -> H -> 1, crelu' or '..., screlu' ('-> 1xB' with B "
+                                          f"output buckets; then ', psqt' if it has the piece-square term)")
+        hidden, activation, psqt = int(match.group(1)), match.group(3).lower(), bool(match.group(4))
+        buckets = int(match.group(2) or 1)
         low, high = HIDDEN_RANGE
         if not low <= hidden <= high or hidden % 16:
             raise GenomeError.at(path, n, f"network genome: {hidden} hidden units; a multiple of 16 "
                                           f"from {low} to {high}")
+        if not 1 <= buckets <= MAX_BUCKETS:
+            raise GenomeError.at(path, n, f"network genome: {buckets} output buckets; 1 to {MAX_BUCKETS}")
         n, text = fields["quantisation"]
         match = QUANTISATION.fullmatch(text)
         if not match or 0 in (qa := int(match.group(1)), qb := int(match.group(2)), scale := int(match.group(3))):
@@ -254,9 +301,9 @@ class NetworkGenome(CarriesSearchGenes):
             raise GenomeError.at(path, n, f"network genome: expected 'Weights: <bytes> bytes, sha256 <hex>', "
                                           f"got {quote(text)}")
         size, digest = int(match.group(1)), match.group(2).lower()
-        if size != weights_size(hidden, psqt):
+        if size != weights_size(hidden, psqt, buckets):
             raise GenomeError.at(path, n, f"network genome: {size} bytes of weights; {text} "
-                                          f"has {weights_size(hidden, psqt)}")
+                                          f"has {weights_size(hidden, psqt, buckets)}")
         try:
             data = base64.b64decode("".join(line for _, line in data_lines), validate=True)
         except (binascii.Error, ValueError):
@@ -269,7 +316,7 @@ class NetworkGenome(CarriesSearchGenes):
             raise GenomeError.at(path, n, "network genome: the weights do not match their sha256 "
                                           "(the file was changed or damaged)")
         try:
-            return cls.from_weights_bytes(genome_id, hidden, activation, data, qa=qa, qb=qb, scale=scale,
+            return cls.from_weights_bytes(genome_id, hidden, activation, data, buckets, qa=qa, qb=qb, scale=scale,
                                           lineage=fields.get("lineage", (0, None))[1],
                                           record=fields.get("record", (0, None))[1])
         except ValueError as problem:
@@ -295,6 +342,7 @@ class NetworkGenome(CarriesSearchGenes):
     def pack(self) -> dict:
         params = time_management_defaults()
         params.update(kind=self.KIND, network_hidden=self.hidden, network_activation=self.activation,
+                      network_buckets=self.buckets,
                       network_qa=self.qa, network_qb=self.qb, network_scale=self.scale,
                       network_w1=self.w1, network_b1=self.b1, network_w2=self.w2, network_b2=self.b2,
                       network_psqt=array("i") if self.psqt is None else self.psqt,
@@ -305,12 +353,12 @@ class NetworkGenome(CarriesSearchGenes):
     def copy(self, new_id: int | None = None) -> NetworkGenome:
         return NetworkGenome(self.id if new_id is None else new_id, self.hidden, self.activation,
                              self.w1, self.b1, self.w2, self.b2, self.qa, self.qb, self.scale,
-                             self.lineage, self.record, self.psqt).with_search(self.search)
+                             self.lineage, self.record, self.psqt, self.buckets).with_search(self.search)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, NetworkGenome) and other.id == self.id
-                and (other.hidden, other.activation, other.qa, other.qb, other.scale, other.b2)
-                == (self.hidden, self.activation, self.qa, self.qb, self.scale, self.b2)
+                and (other.hidden, other.activation, other.buckets, other.qa, other.qb, other.scale, other.b2)
+                == (self.hidden, self.activation, self.buckets, self.qa, self.qb, self.scale, self.b2)
                 and other.w1 == self.w1 and other.b1 == self.b1 and other.w2 == self.w2
                 and other.psqt == self.psqt
                 and (other.lineage, other.record) == (self.lineage, self.record)

@@ -52,10 +52,12 @@ PIECE_LETTERS = "PNBRQK"
 
 def strongest_units(w1, w2, count: int):
     """The hidden units that move the output most: each unit's output weights (both
-    sides' halves) times the spread of its first-layer weights, largest first."""
+    sides' halves, in the bucket that weighs it most) times the spread of its
+    first-layer weights, largest first."""
     import numpy as np
     hidden = w1.shape[1]
-    strength = (np.abs(w2[:hidden]) + np.abs(w2[hidden:])) * w1.std(axis=0)
+    w2 = np.atleast_2d(w2)                  # [buckets, 2H]
+    strength = (np.abs(w2[:, :hidden]) + np.abs(w2[:, hidden:])).max(axis=0) * w1.std(axis=0)
     return list(np.argsort(-strength)[:count])
 
 
