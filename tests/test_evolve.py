@@ -147,9 +147,9 @@ def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     (dict(kind=None), "give the start genome (initial genomes = FILE) or a kind"),
     (dict(evolve="pieces"), "evolve: unknown group 'pieces'"),
     (dict(labels="mentor"), "mentor scores"),
-    (dict(labels="mix"), "needs 'result share'"),
+    (dict(labels="mix"), "needs 'wdl'"),
     (dict(optimiser="sgd"), "expected one of cma-es, ga, adam"),
-    (dict(result_share="1.5"), "must be at most 1"),
+    (dict(wdl="1.5"), "must be at most 1"),
     (dict(kind=None, initial_genomes="{broken}"), "broken.genome:4: material genome: 'Knight' is not"),
 ])
 def test_bad_configurations_are_one_line_and_write_nothing(tmp_path, labelled_set, capsys,

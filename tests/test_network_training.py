@@ -106,9 +106,11 @@ def test_inputs_are_built_in_chunks_without_seams(shipped, monkeypatch):
         assert (a != b).nnz == 0
 
 
-def numeric_gradient(network, us, them, side, parts, name, eps=1e-6) -> np.ndarray:
+def numeric_gradient(network, us, them, side, labels, name, eps=1e-6) -> np.ndarray:
+    target, k = labels
+
     def loss() -> float:
-        return loss_and_slope(parts, network.cp_white(us, them, side))[0]
+        return loss_and_slope(target, k, network.cp_white(us, them, side))[0]
 
     if name == "b2":
         original = network.b2
@@ -137,9 +139,9 @@ def test_the_gradient_is_exact(shipped, activation, labels):
     part = shipped.subset(slice(100, 120))
     us, them = (m.astype(np.float64) for m in network_inputs(part))
     network = random_network(4, activation, seed=5)
-    parts = labels.parts(part.result, part.mentor)
-    loss, gradient = network.loss_and_gradient(us, them, part.side, parts)
-    assert loss == pytest.approx(loss_and_slope(parts, network.cp_white(us, them, part.side))[0])
+    parts = labels.target(part.result, part.mentor), labels.k
+    loss, gradient = network.loss_and_gradient(us, them, part.side, *parts)
+    assert loss == pytest.approx(loss_and_slope(*parts, network.cp_white(us, them, part.side))[0])
     acc = np.asarray(us @ network.w1) + network.b1
     assert np.any(acc < 0) and np.any(acc > 1) and np.any((acc > 0) & (acc < 1))
     for name in ("w1", "b1", "w2", "b2"):
@@ -155,8 +157,8 @@ def test_the_gradient_with_the_piece_square_term_is_exact(shipped, activation):
     us, them = (m.astype(np.float64) for m in network_inputs(part))
     network = random_network(4, activation, seed=6)
     network.psqt = np.random.default_rng(7).normal(0.0, 0.3, INPUTS)
-    parts = MENTOR_LABELS.parts(part.result, part.mentor)
-    loss, gradient = network.loss_and_gradient(us, them, part.side, parts)
+    parts = MENTOR_LABELS.target(part.result, part.mentor), MENTOR_LABELS.k
+    loss, gradient = network.loss_and_gradient(us, them, part.side, *parts)
     assert set(gradient) == {"w1", "b1", "w2", "b2", "psqt"}
     for name in gradient:
         numeric = numeric_gradient(network, us, them, part.side, parts, name)

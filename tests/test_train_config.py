@@ -463,13 +463,24 @@ def test_positions_may_name_a_folder_of_chunks_but_not_a_missing_one(tmp_path, m
     assert message == f"{path}:3: positions 'gone' not found (a set file or a folder of them)"
 
 
-def test_the_mix_share_is_named_for_what_it_is_and_the_old_name_still_reads(tmp_path, monkeypatch):
+def test_wdl_alone_blends_the_labels_and_the_old_names_still_read(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "set.epd").write_text("")
-    base = "method = network\nrun file = net.txt\npositions = set.epd\nlabels = mix\n"
-    cfg, _ = parse_text(tmp_path, base + "result share = 0.25\n")
-    assert cfg.result_share == 0.25
-    cfg, _ = parse_text(tmp_path, base + "mentor weight = 0.25\n")
-    assert cfg.result_share == 0.25
-    message, path = config_error(tmp_path, base)
-    assert message == f"{path}:4: labels = mix needs 'result share' (the result loss's share of the loss, 0 to 1)"
+    base = "method = network\nrun file = net.txt\npositions = set.epd\n"
+    cfg, _ = parse_text(tmp_path, base + "wdl = 0.25\n")
+    assert (cfg.labels, cfg.wdl) == ("mix", 0.25)
+    cfg, _ = parse_text(tmp_path, base + "labels = mix\nwdl = 0\n")
+    assert (cfg.labels, cfg.wdl) == ("mix", 0.0)
+    for old in ("result share", "mentor weight"):
+        capsys.readouterr()
+        cfg, path = parse_text(tmp_path, base + f"labels = mix\n{old} = 0.25\n")
+        assert (cfg.labels, cfg.wdl) == ("mix", 0.25)
+        assert capsys.readouterr().err == (f"{path}:5: {old!r} is deprecated: write 'wdl' (the old "
+                                           f"spelling goes in the next release)\n")
+    message, path = config_error(tmp_path, base + "labels = mix\n")
+    assert message == f"{path}:4: labels = mix needs 'wdl' (the result's weight in the label, 0 to 1)"
+    message, path = config_error(tmp_path, base + "labels = mentor\nwdl = 0.3\n")
+    assert message.startswith(f"{path}:5: wdl blends the result into the mentor's label, but labels = mentor")
+    message, path = config_error(tmp_path, base + "wdl = 1.5\n")
+    assert message == f"{path}:4: wdl: must be at most 1, not 1.5"
+

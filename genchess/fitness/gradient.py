@@ -61,7 +61,7 @@ class LinearTexel:
         from scipy import sparse
         self.matrix = (linear.matrix[:, evolving] @ sparse.diags(step[evolving])).tocsr()
         self.offset = linear.matrix @ origin + linear.offset
-        self.parts = labels.parts(results, mentor)
+        self.target, self.k = labels.target(results, mentor), labels.k
         self.base, self.step = origin[evolving], step[evolving]
         self.pawn, self.l2_weight = linear.pawn, l2_weight
 
@@ -73,7 +73,7 @@ class LinearTexel:
         other = object.__new__(LinearTexel)
         other.__dict__.update(self.__dict__)
         other.matrix, other.offset = self.matrix[order], self.offset[order]
-        other.parts = [(share, k, target[order]) for share, k, target in self.parts]
+        other.target = self.target[order]
         return other
 
     def numbers(self, x: np.ndarray) -> np.ndarray:
@@ -82,8 +82,7 @@ class LinearTexel:
     def loss_and_gradient(self, x: np.ndarray, rows: slice = slice(None)) -> tuple[float, np.ndarray]:
         """The objective on the positions `rows` and its gradient by x."""
         matrix = self.matrix[rows]
-        parts = [(share, k, target[rows]) for share, k, target in self.parts]
-        loss, slope = loss_and_slope(parts, matrix @ x + self.offset[rows])
+        loss, slope = loss_and_slope(self.target[rows], self.k, matrix @ x + self.offset[rows])
         gradient = matrix.T @ slope
         if self.l2_weight:
             numbers = self.numbers(x) / self.pawn

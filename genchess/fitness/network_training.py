@@ -48,7 +48,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -188,14 +188,14 @@ class FloatNetwork:
         """Centipawns from White's view (side: 0 White to move, 1 Black)."""
         return self.forward(us, them) * SCALE * _white_sign(side)
 
-    def loss_and_gradient(self, us, them, side, parts) -> tuple[float, dict[str, np.ndarray]]:
-        """The Texel loss against `parts` (Labels.parts) and its exact gradient by
+    def loss_and_gradient(self, us, them, side, target, k) -> tuple[float, dict[str, np.ndarray]]:
+        """The Texel loss against `target` at `k` (Labels.target, Labels.k) and its exact gradient by
         each array (arrays()' names), backpropagated through the sparse product."""
         (a_us, da_us), (a_them, da_them) = self._hidden(us, them)
         h = self.hidden
         out = a_us @ self.w2[:h] + a_them @ self.w2[h:] + self.b2 + self._linear(us, them)
         sign = _white_sign(side)
-        loss, slope = loss_and_slope(parts, out * SCALE * sign)
+        loss, slope = loss_and_slope(target, k, out * SCALE * sign)
         d_out = (slope * SCALE * sign).astype(self.w1.dtype)
         d_acc_us = d_out[:, None] * self.w2[:h] * da_us
         d_acc_them = d_out[:, None] * self.w2[h:] * da_them
@@ -232,18 +232,19 @@ class EpochRecord:
 
 @dataclass
 class _Part:
-    """A part of the set ready to train on: its inputs, sides and label parts."""
+    """A part of the set ready to train on: its inputs, sides and labels."""
     us: object
     them: object
     side: np.ndarray
-    parts: list = field(default_factory=list)
+    target: np.ndarray
+    k: float
 
     def __len__(self) -> int:
         return self.us.shape[0]
 
     def rows(self, index) -> _Part:
         return _Part(self.us[index], self.them[index], self.side[index],
-                     [(share, k, target[index]) for share, k, target in self.parts])
+                     self.target[index], self.k)
 
 
 def with_files_flipped(positions):
@@ -261,7 +262,8 @@ def with_files_flipped(positions):
 
 def _prepared(positions, labels: Labels) -> _Part:
     us, them = network_inputs(positions)
-    return _Part(us, them, np.asarray(positions.side), labels.parts(positions.result, positions.mentor))
+    return _Part(us, them, np.asarray(positions.side), labels.target(positions.result, positions.mentor),
+                 labels.k)
 
 
 class NetworkTrainer:
@@ -318,7 +320,7 @@ class NetworkTrainer:
         if len(part) == 0:
             return math.nan
         cp = self.network.cp_white(part.us, part.them, part.side)
-        return loss_and_slope(part.parts, cp)[0]
+        return loss_and_slope(part.target, part.k, cp)[0]
 
     def held_out_loss(self) -> float:
         return self.loss(self.held_out_part)
@@ -334,7 +336,7 @@ class NetworkTrainer:
         bar = self._bar(epoch, len(order))
         for start in range(0, len(order), batch):
             rows = self.train_part.rows(order[start:start + batch])
-            loss, gradient = self.network.loss_and_gradient(rows.us, rows.them, rows.side, rows.parts)
+            loss, gradient = self.network.loss_and_gradient(rows.us, rows.them, rows.side, rows.target, rows.k)
             losses.append(loss)
             self._step(gradient, rate)
             if bar is not None:

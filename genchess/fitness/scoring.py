@@ -60,7 +60,7 @@ def set_key(set_path: str | Path) -> str:
 
 
 def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "result",
-                  weight: float = 0.5) -> Labels:
+                  wdl: float | None = None) -> Labels:
     """The set's labels with its K (and K_m when it has mentor scores): read from the
     sidecar, or fitted now on `positions` (the whole set, as the trainers pass it) and
     written there for every later run, keyed by the set's files (set_key)."""
@@ -99,7 +99,7 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
         except OSError:
             pass                # a read-only set: fitted again next time, same numbers
     k_mentor = fitted.get("k_mentor", {}).get("K", float("nan"))
-    return Labels(kind, fitted["k_result"]["K"], k_mentor, weight if kind == "mix" else 1.0)
+    return Labels(kind, fitted["k_result"]["K"], k_mentor, wdl if kind == "mix" else None)
 
 
 class PositionFitness:

@@ -98,7 +98,8 @@ RENAMED_KEYS = {
     "validation time": "game time",
     "validation increment": "game increment",
     "match time": "game time",
-    "mentor weight": "result share",      # it always was the result's share
+    "mentor weight": "wdl",               # it always was the result's share
+    "result share": "wdl",                # the result's weight, now in a blended label
 }
 
 # The champion and its SPRT gate (champion.py), in every method.
@@ -121,10 +122,11 @@ POSITION_KEYS = [
         "positions makes one), or a folder of them read as one set: the fitness is the loss of "
         "each genome's evaluation on it", "positions"),
     Key("labels", "choice", "what the evaluation must predict: result (the games' results), "
-        "mentor (a strong engine's scores, ce) or mix", "labels",
-        choices=("result", "mentor", "mix")),
-    Key("result share", "float", "with labels = mix: the result loss's share of the loss (the "
-        "mentor's is the rest)", "result_share", 0, hi=1),
+        "mentor (a strong engine's scores, ce) or mix (the two blended by wdl; giving wdl is "
+        "enough)", "labels", choices=("result", "mentor", "mix")),
+    Key("wdl", "float", "the game result's weight in the label (WDL lambda, 0 to 1): label = "
+        "wdl x result + (1 - wdl) x the mentor's expected score, scored at the mentor's K; "
+        "0 is the mentor's label alone", "wdl", 0, hi=1),
     Key("held out", "float", "share of the set kept out of the fitness, to report a held-out "
         "loss (the same positions in every run on the set)", "held_out", 0, hi=0.9),
 ]
@@ -168,15 +170,23 @@ class PositionSettings:
     """The settings of POSITION_KEYS (positions None: the method's fitness is games)."""
     positions: Path | None = None
     labels: str = "result"
-    result_share: float = 0.5
+    wdl: float | None = None
     held_out: float = 0.1
 
 
 def check_labels(path, values: dict[str, object], lines: dict[str, int]) -> None:
-    """labels = mix names how the two losses share the loss."""
-    if values.get("labels") == "mix" and "result share" not in values:
-        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'result share' "
-                          f"(the result loss's share of the loss, 0 to 1)")
+    """`wdl` alone says the labels are mixed; labels = mix needs it; a wdl beside
+    labels that are not mixed would be ignored, so it is an error."""
+    labels = values.get("labels")
+    if labels == "mix" and "wdl" not in values:
+        raise ConfigError(f"{path}:{lines['labels']}: labels = mix needs 'wdl' "
+                          f"(the result's weight in the label, 0 to 1)")
+    if "wdl" in values and labels in ("result", "mentor"):
+        raise ConfigError(f"{path}:{lines['wdl']}: wdl blends the result into the mentor's label, "
+                          f"but labels = {labels}: give one of the two (wdl = 0 is the mentor's "
+                          f"label alone)")
+    if "wdl" in values:
+        values["labels"] = "mix"
 
 
 def parse_duration(text: str) -> float:

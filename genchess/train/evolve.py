@@ -268,7 +268,7 @@ class EvolveTrainer(PositionFitnessRun):
         for warning in positions.warnings[:5]:
             out(f"warning: {warning}")
         try:
-            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.result_share)
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.wdl)
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: labels: {e} ({cfg.positions})") from None
         self.set_size = len(positions)
@@ -408,8 +408,7 @@ class EvolveTrainer(PositionFitnessRun):
         return (f"{EVOLVE_HEADER} kind {self.start_genome.KIND}; numbers {len(self.evolving)} "
                 f"({', '.join(cfg.evolve)}, {self.frozen} untouched frozen); optimiser {optimiser}; "
                 f"l2 {cfg.l2:g}; positions {cfg.positions} "
-                f"({self.set_size}, held out {cfg.held_out:g}); labels {labels.kind}"
-                f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; "
+                f"({self.set_size}, held out {cfg.held_out:g}); labels {labels.describe()}; {k}; "
                 f"start {cfg.start}; seed {self.seed}\n")
 
     def resume(self, state_path: Path) -> None:

@@ -370,7 +370,7 @@ class MncTrainer(Run):
             from genchess.position_sets.position_set import load_positions
             try:
                 self.labels = fitted_labels(config.positions, load_positions(config.positions),
-                                            config.labels, config.result_share)
+                                            config.labels, config.wdl)
             except ValueError as e:
                 raise ConfigError(f"{config.path}: labels: {e} ({config.positions})") from None
 

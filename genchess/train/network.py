@@ -113,7 +113,7 @@ class NetworkRun(PositionFitnessRun):
             out(f"warning: {warning}")
         validation = None if cfg.validation is None else load_positions(cfg.validation)
         try:
-            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.result_share)
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.wdl)
             self.trainer = NetworkTrainer(positions, self.labels, cfg.hidden, cfg.activation,
                                           cfg.generations, cfg.batch_size, cfg.learning_rate,
                                           cfg.rate_drop, cfg.drop_at, self.seed, cfg.held_out,
@@ -180,8 +180,7 @@ class NetworkRun(PositionFitnessRun):
         cfg, labels = self.config, self.labels
         k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
         return (f"{NETWORK_HEADER} {self.architecture()}; positions "
-                f"{cfg.positions} ({self.set_size}, {self.held_out_name()}); labels {labels.kind}"
-                f"{f' weight {labels.weight:g}' if labels.kind == 'mix' else ''}; {k}; epochs "
+                f"{cfg.positions} ({self.set_size}, {self.held_out_name()}); labels {labels.describe()}; {k}; epochs "
                 f"{cfg.generations}; learning rate {cfg.learning_rate:g} drop {cfg.rate_drop:g} at "
                 f"{cfg.drop_at:g}; batch {cfg.batch_size}; flip files {cfg.flip_files}; seed {self.seed}\n")
 
