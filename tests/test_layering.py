@@ -42,7 +42,7 @@ FORBIDDEN = {
     **{f"genchess.position_sets.{reading}": ("genchess.train", "genchess.strength", "genchess.parallel",
                                             "genchess.fitness", "genchess.position_sets.making",
                                             "genchess.position_sets.run")
-       for reading in ("epd", "packed", "position_set")},
+       for reading in ("epd", "packed", "position_set", "records", "provenance")},
     "genchess.players": ("genchess.train",),
     "genchess.engine": ("genchess.train",),
     "genchess.options": ("genchess.train",),

@@ -1,6 +1,8 @@
-"""The network kind's float model and its trainer (fitness/network_training.py): the
-inputs against python-chess, the exact gradient against finite differences, the
-mirror symmetry the perspectives give, learning on the shipped set, and exact resume."""
+"""The network kind's float model (fitness/network_model.py) and its trainer
+(fitness/network_training.py): the inputs against python-chess, the exact gradient
+against finite differences, the mirror symmetry the perspectives give, learning on
+the shipped set, exact resume, and the settings' checks. The fast kernels against
+this reference: test_network_fit.py."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import pytest
 
 from genchess.files import package_file
 from genchess.fitness.loss import Labels, loss_and_slope
-from genchess.fitness.network_training import (INPUTS, W1_LIMIT, W2_LIMIT, FloatNetwork,
-                                               NetworkTrainer, load_network, network_inputs,
-                                               with_files_flipped)
+from genchess.fitness.network_model import (INPUTS, W1_LIMIT, W2_LIMIT, FloatNetwork,
+                                            network_inputs, with_files_flipped)
+from genchess.fitness.network_training import (NetworkSettings, NetworkTrainer, load_network,
+                                               training_parts)
 from genchess.fitness.scoring import fitted_labels
 from genchess.position_sets.position_set import PositionSet, load_positions
 
@@ -26,6 +29,7 @@ FENS = [
 ]
 RESULT_LABELS = Labels("result", 1.05)
 MENTOR_LABELS = Labels("mentor", 1.05, 0.85)
+MIXED_LABELS = Labels("mix", 1.05, 0.85, 0.3)
 
 
 def expected_inputs(board: chess.Board, perspective: int) -> list[int]:
@@ -46,12 +50,13 @@ def set_of(fens, results=None, mentor=None) -> PositionSet:
     return PositionSet.from_fens(fens, results or [0.5] * len(fens), mentor)
 
 
-def random_network(hidden: int, activation: str, seed: int) -> FloatNetwork:
+def random_network(hidden: int, activation: str, seed: int, buckets: int = 1) -> FloatNetwork:
     """A float64 network with weights large enough that many units sit outside (0, 1)
     and the outputs spread over hundreds of centipawns."""
     rng = np.random.default_rng(seed)
     return FloatNetwork(rng.normal(0.0, 0.3, (INPUTS, hidden)), rng.normal(0.5, 0.5, hidden),
-                        rng.normal(0.0, 0.5, 2 * hidden), float(rng.normal(0.0, 0.2)), activation)
+                        rng.normal(0.0, 0.5, (buckets, 2 * hidden)), rng.normal(0.0, 0.2, buckets),
+                        activation)
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +102,10 @@ def test_flipping_files_adds_the_positions_without_castling_rights_mirrored():
 
 
 def test_inputs_are_built_in_chunks_without_seams(shipped, monkeypatch):
-    from genchess.fitness import network_training
+    from genchess.fitness import network_model
     part = shipped.subset(slice(0, 2500))
     whole = network_inputs(part)
-    monkeypatch.setattr(network_training, "CHUNK", 700)
+    monkeypatch.setattr(network_model, "CHUNK", 700)
     chunked = network_inputs(part)
     for a, b in zip(whole, chunked):
         assert (a != b).nnz == 0
@@ -112,14 +117,6 @@ def numeric_gradient(network, us, them, side, labels, name, eps=1e-6) -> np.ndar
     def loss() -> float:
         return loss_and_slope(target, k, network.cp_white(us, them, side))[0]
 
-    if name == "b2":
-        original = network.b2
-        network.b2 = original + eps
-        up = loss()
-        network.b2 = original - eps
-        down = loss()
-        network.b2 = original
-        return np.array((up - down) / (2 * eps))
     array = getattr(network, name)
     result = np.zeros_like(array)
     for index in np.ndindex(array.shape):
@@ -133,17 +130,20 @@ def numeric_gradient(network, us, them, side, labels, name, eps=1e-6) -> np.ndar
     return result
 
 
+@pytest.mark.parametrize("buckets", [1, 8])
 @pytest.mark.parametrize("activation", ["crelu", "screlu"])
-@pytest.mark.parametrize("labels", [RESULT_LABELS, MENTOR_LABELS], ids=["result", "mentor"])
-def test_the_gradient_is_exact(shipped, activation, labels):
-    part = shipped.subset(slice(100, 120))
+@pytest.mark.parametrize("labels", [RESULT_LABELS, MENTOR_LABELS, MIXED_LABELS], ids=["result", "mentor", "mix"])
+def test_the_gradient_is_exact(shipped, activation, labels, buckets):
+    part = shipped.subset(slice(100, 120) if buckets == 1 else np.r_[100:110, 60_000:60_010])
     us, them = (m.astype(np.float64) for m in network_inputs(part))
-    network = random_network(4, activation, seed=5)
+    network = random_network(4, activation, seed=5, buckets=buckets)
     parts = labels.target(part.result, part.mentor), labels.k
     loss, gradient = network.loss_and_gradient(us, them, part.side, *parts)
     assert loss == pytest.approx(loss_and_slope(*parts, network.cp_white(us, them, part.side))[0])
     acc = np.asarray(us @ network.w1) + network.b1
     assert np.any(acc < 0) and np.any(acc > 1) and np.any((acc > 0) & (acc < 1))
+    if buckets > 1:             # the positions fall in more than one bucket, and only those learn
+        assert 1 < np.count_nonzero(np.any(gradient["w2"] != 0, axis=1)) < buckets
     for name in ("w1", "b1", "w2", "b2"):
         numeric = numeric_gradient(network, us, them, part.side, parts, name)
         assert np.any(gradient[name] != 0), name
@@ -194,15 +194,16 @@ def test_clip_keeps_the_weights_the_quantised_engine_holds():
     network.w1 *= 10
     network.b1 *= 10
     network.w2 *= 10
-    network.b2 = 50.0
+    network.b2[:] = 50.0
     network.clip()
     assert np.max(np.abs(network.w1)) == W1_LIMIT and np.max(np.abs(network.b1)) <= W1_LIMIT
     assert np.max(np.abs(network.w2)) == W2_LIMIT
-    assert network.b2 == 50.0
+    assert network.b2[0] == 50.0
 
 
-def test_every_step_keeps_the_weights_inside_the_limits(shipped):
-    trainer = small_trainer(shipped, learning_rate=1.0, epochs=1)
+@pytest.mark.parametrize("kernels", ["fast", "numpy"])
+def test_every_step_keeps_the_weights_inside_the_limits(shipped, kernels):
+    trainer = small_trainer(shipped, learning_rate=1.0, epochs=1, kernels=kernels)
     trainer.run()
     network = trainer.network
     assert np.max(np.abs(network.w1)) == pytest.approx(W1_LIMIT)    # the rate pushed them there
@@ -220,11 +221,13 @@ def test_the_initial_network_says_little():
     assert not np.array_equal(FloatNetwork.initial(64, "screlu", seed=1).w1, network.w1)
 
 
-def test_training_lowers_the_held_out_loss(shipped):
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_training_lowers_the_held_out_loss(shipped, buckets):
     part = shipped.subset(slice(0, 20_000))
     labels = fitted_labels(package_file("data", "positions.epd.gz"), part, "mentor")
-    trainer = NetworkTrainer(part, labels, hidden=16, epochs=3, batch_size=256,
-                             learning_rate=3e-3, progress=False)
+    train, held_out = training_parts(part, 0.1, 0)
+    trainer = NetworkTrainer(train, held_out, labels, NetworkSettings(
+        hidden=16, epochs=3, batch_size=256, learning_rate=3e-3, buckets=buckets, psqt=False))
     before = trainer.held_out_loss()
     history = trainer.run()
     assert [record.epoch for record in history] == [1, 2, 3]
@@ -233,32 +236,34 @@ def test_training_lowers_the_held_out_loss(shipped):
     assert all(record.positions_per_second > 0 for record in history)
 
 
-def small_trainer(shipped, **options) -> NetworkTrainer:
-    part = shipped.subset(slice(20_000, 23_000))
+def small_trainer(shipped, kernels="fast", threads=None, part=slice(20_000, 23_000), **options) -> NetworkTrainer:
     settings = dict(hidden=8, activation="crelu", epochs=2, batch_size=256, learning_rate=1e-2,
-                    drop_at=0.5, seed=7, progress=False)
+                    drop_at=0.5, seed=7)
     settings.update(options)
-    return NetworkTrainer(part, MENTOR_LABELS, **settings)
+    train, held_out = training_parts(shipped.subset(part), 0.1, 7)
+    return NetworkTrainer(train, held_out, MENTOR_LABELS, NetworkSettings(**settings),
+                          kernels=kernels, threads=threads)
 
 
 def state(trainer: NetworkTrainer) -> list[np.ndarray]:
-    arrays = list(trainer.network.arrays().values())
-    return arrays + [trainer.m[k] for k in sorted(trainer.m)] + [trainer.v[k] for k in sorted(trainer.v)]
+    return [trainer.parameters.vector] + [moments.vector for moments in trainer.moments]
 
 
-def test_a_resumed_run_is_the_uninterrupted_run_bit_for_bit(shipped, tmp_path):
-    straight = small_trainer(shipped)
+@pytest.mark.parametrize("kernels", ["fast", "numpy"])
+def test_a_resumed_run_is_the_uninterrupted_run_bit_for_bit(shipped, tmp_path, kernels):
+    options = dict(kernels=kernels, buckets=4, flip_files=True, psqt=True)
+    straight = small_trainer(shipped, **options)
     straight.run()
-    again = small_trainer(shipped)
+    again = small_trainer(shipped, **options)
     again.run()
     assert all(np.array_equal(a, b) for a, b in zip(state(straight), state(again)))
 
-    first = small_trainer(shipped)
+    first = small_trainer(shipped, **options)
     first.train_epoch()
     first.save(tmp_path / "state.npz")
-    resumed = small_trainer(shipped)
+    resumed = small_trainer(shipped, **options)
     resumed.load(tmp_path / "state.npz")
-    assert resumed.epoch == 1 and resumed.rate(2) == pytest.approx(3e-3)
+    assert resumed.epoch == 1 and resumed.settings.rate(2) == pytest.approx(3e-3)
     resumed.run()
     assert resumed.epoch == 2 and resumed.t == straight.t
     assert all(np.array_equal(a, b) for a, b in zip(state(straight), state(resumed)))
@@ -267,31 +272,64 @@ def test_a_resumed_run_is_the_uninterrupted_run_bit_for_bit(shipped, tmp_path):
     assert not np.array_equal(state(first)[0], state(straight)[0])     # the second epoch moved it
     network = load_network(tmp_path / "state.npz")
     assert np.array_equal(network.w1, first.network.w1) and network.activation == "crelu"
+    assert network.w2.shape == (4, 16) and np.array_equal(network.b2, first.network.b2)
 
 
-def test_flip_files_adds_to_the_training_part_only(shipped):
-    plain, flipped = small_trainer(shipped), small_trainer(shipped, flip_files=True)
+def test_the_threads_change_nothing(shipped):
+    """The kernels split no sum between threads: one thread and two give the same
+    weights bit for bit (so a run may resume on a machine with other cores)."""
+    one = small_trainer(shipped, threads=1, buckets=2, flip_files=True, psqt=True, epochs=1)
+    two = small_trainer(shipped, threads=2, buckets=2, flip_files=True, psqt=True, epochs=1)
+    one.run()
+    two.run()
+    assert all(np.array_equal(a, b) for a, b in zip(state(one), state(two)))
+
+
+@pytest.mark.parametrize("kernels", ["fast", "numpy"])
+def test_flip_files_adds_to_the_training_rows_only(shipped, kernels):
+    plain, flipped = small_trainer(shipped, kernels=kernels), small_trainer(shipped, kernels=kernels,
+                                                                           flip_files=True)
     train, _ = shipped.subset(slice(20_000, 23_000)).split(0.1, 7)
-    assert len(flipped.train_part) == len(plain.train_part) + int(np.sum(train.castling == 0))
-    assert len(flipped.held_out_part) == len(plain.held_out_part)
-    assert (flipped.held_out_part.us != plain.held_out_part.us).nnz == 0
+    assert plain.rows == len(train) and flipped.rows == len(train) + int(np.sum(train.castling == 0))
+    assert len(flipped.held_out) == len(plain.held_out)
+    assert flipped.held_out_loss() == plain.held_out_loss()
 
 
 def test_the_progress_bar_changes_nothing(shipped):
-    quiet, shown = small_trainer(shipped, epochs=1), small_trainer(shipped, epochs=1, progress=True)
+    quiet, shown = small_trainer(shipped, epochs=1), small_trainer(shipped, epochs=1)
+    shown.progress = True
     quiet.run()
     shown.run()
     assert all(np.array_equal(a, b) for a, b in zip(state(quiet), state(shown)))
 
 
-def test_a_state_from_another_set_or_other_options_is_refused(shipped, tmp_path):
+def test_a_state_from_another_set_other_options_or_labels_is_refused(shipped, tmp_path):
     trainer = small_trainer(shipped)
     trainer.save(tmp_path / "state.npz")
     with pytest.raises(ValueError, match="other options .*hidden"):
         small_trainer(shipped, hidden=4).load(tmp_path / "state.npz")
-    other = NetworkTrainer(shipped.subset(slice(0, 500)), MENTOR_LABELS, hidden=8, progress=False)
-    with pytest.raises(ValueError, match="another position set"):
-        other.load(tmp_path / "state.npz")
+    with pytest.raises(ValueError, match="trained on another position set"):
+        small_trainer(shipped, part=slice(0, 500)).load(tmp_path / "state.npz")
+    with pytest.raises(ValueError, match="trained with kernels fast, not numpy"):
+        small_trainer(shipped, kernels="numpy").load(tmp_path / "state.npz")
+    other_labels = small_trainer(shipped)
+    other_labels.identity["labels"] = "mix wdl 0.25 K 0.850000"
+    with pytest.raises(ValueError, match="trained with labels mentor K 0.850000, not mix wdl 0.25"):
+        other_labels.load(tmp_path / "state.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a state")
     with pytest.raises(ValueError, match="not a network trainer's state"):
         trainer.load(tmp_path / "junk.npz")
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(hidden=0), "hidden must be at least 1, not 0"),
+    (dict(activation="tanh"), "activation must be one of crelu, screlu, not 'tanh'"),
+    (dict(buckets=17), "buckets must be from 1 to 16, not 17"),
+    (dict(epochs=0), "epochs and the batch size must be at least 1"),
+    (dict(learning_rate=0.0), "the learning rate must be above 0"),
+    (dict(drop_at=1.5), "drop_at must be between 0 and 1, not 1.5"),
+])
+def test_bad_settings_are_one_line(change, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        NetworkSettings(**change)
+    assert "\n" not in str(caught.value)

@@ -101,24 +101,28 @@ def test_the_first_layer_plot_shows_the_units_that_move_the_output_most():
 
 
 def test_the_held_out_loss_can_come_from_other_games(tmp_path, labelled_set):
-    from genchess.fitness.network_training import held_out_parts
+    from genchess.fitness.network_training import training_parts
     from genchess.position_sets.position_set import load_positions
     positions = load_positions(labelled_set)
     train_set, other_games = positions.subset(slice(0, 2500)), positions.subset(slice(2400, 3000))
     train_set.write(tmp_path / "train.gcpos")
     other_games.write(tmp_path / "other.gcpos")
-    train, held = held_out_parts(train_set, 0.1, 5, other_games)
+    train, held = training_parts(train_set, 0.1, 5, other_games)
     seen = {train_set.fen(i) for i in range(len(train_set))}
     unseen = sum(other_games.fen(i) not in seen for i in range(len(other_games)))
     assert 490 <= unseen <= 500                  # the 100 the training set holds (and repeats) not
     assert len(train) == 2500 and len(held) == unseen       # ...counted as held out
+    # The run reads each file's positions once (records.load_records).
+    distinct_seen = len(seen)
+    distinct_unseen = len({other_games.fen(i) for i in range(len(other_games))} - seen)
+    assert distinct_seen < 2500 and distinct_unseen <= unseen
     config = write_config(tmp_path, tmp_path / "train.gcpos", generations=1,
                           validation_positions=str(tmp_path / "other.gcpos"))
     run = trainer(config)
     assert run.run() == 0
-    assert len(run.trainer.train_part) == 2500 and len(run.trainer.held_out_part) == unseen
+    assert len(run.trainer.train) == distinct_seen and len(run.trainer.held_out) == distinct_unseen
     records = (tmp_path / "net.txt").read_text()
-    assert f"validated on {tmp_path / 'other.gcpos'} ({unseen})" in records
+    assert f"validated on {tmp_path / 'other.gcpos'} ({distinct_unseen})" in records
     assert open_genome(tmp_path / "net.txt").lineage.endswith("on other.gcpos")
 
 

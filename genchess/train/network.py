@@ -25,7 +25,8 @@ from pathlib import Path
 
 from genchess.files import write_atomically
 from genchess.genome import Genome, GenomeError, NetworkGenome, default_genome, load_genome
-from genchess.genome.network import ACTIVATIONS, architecture_text
+from genchess.fitness.network_training import DEFAULTS, NetworkSettings
+from genchess.genome.network import ACTIVATIONS, HIDDEN_RANGE, MAX_BUCKETS, architecture_text
 from genchess.genome.run_files import NETWORK_HEADER, is_network_records
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings, check_labels)
@@ -37,9 +38,15 @@ NETWORK_KEYS = [
     Key("run file", "path", "the run's records; <file>_state.npz and <file>_best.genome beside "
         "it; an existing run is resumed", "run_file"),
     *POSITION_KEYS,
-    Key("hidden", "int", "hidden units per side (a multiple of 16, 16 to 1024)", "hidden", 16, hi=1024),
+    Key("hidden", "int", "hidden units per side (a multiple of 16, 16 to 1024; 128, 256 and 512 "
+        "as the data allows)", "hidden", HIDDEN_RANGE[0], hi=HIDDEN_RANGE[1]),
     Key("activation", "choice", "crelu (clipped to [0, 1]) or screlu (that, squared)", "activation",
         choices=ACTIVATIONS),
+    Key("output buckets", "int", "output layers by the pieces on the board: bucket (pieces - 2) / "
+        f"ceil(32 / buckets), 1 to {MAX_BUCKETS} (8 as the field's networks)", "buckets", 1,
+        hi=MAX_BUCKETS),
+    Key("threads", "int", "threads of the trainer's kernels (default: every core this process "
+        "may use; 1 trains faster when other work holds the cores)", "threads", 1),
     GENERATIONS.with_help("epochs: passes over the training part"),
     Key("learning rate", "float", "Adam's step", "learning_rate", 0),
     Key("batch size", "int", "positions a step", "batch_size", 1),
@@ -65,17 +72,20 @@ NETWORK_KEYS = [
 
 @dataclass
 class NetworkConfig(PositionSettings, CommonSettings):
+    """The trainer's own defaults are NetworkSettings' (written there once)."""
     path: str
     run_file: Path
-    hidden: int = 128
-    activation: str = "screlu"
-    generations: int = 20
-    learning_rate: float = 1e-3
-    batch_size: int = 1024            # measured on the shipped set (docs/network.md)
-    rate_drop: float = 0.3
-    drop_at: float = 0.75
-    flip_files: bool = False
-    psqt: bool = True
+    hidden: int = DEFAULTS.hidden
+    activation: str = DEFAULTS.activation
+    buckets: int = DEFAULTS.buckets
+    generations: int = DEFAULTS.epochs
+    learning_rate: float = DEFAULTS.learning_rate
+    batch_size: int = DEFAULTS.batch_size
+    rate_drop: float = DEFAULTS.rate_drop
+    drop_at: float = DEFAULTS.drop_at
+    flip_files: bool = DEFAULTS.flip_files
+    psqt: bool = DEFAULTS.psqt
+    threads: int | None = None        # every core the process may use
     validation: Path | None = None
     validation_games: int = 0
     validation_interval: int = 5
@@ -86,11 +96,18 @@ class NetworkConfig(PositionSettings, CommonSettings):
     def companion(self, suffix: str) -> Path:
         return Path(f"{self.run_file}{suffix}")
 
+    def trainer_settings(self, seed: int) -> NetworkSettings:
+        return NetworkSettings(hidden=self.hidden, activation=self.activation, psqt=self.psqt,
+                               buckets=self.buckets, epochs=self.generations,
+                               batch_size=self.batch_size, learning_rate=self.learning_rate,
+                               rate_drop=self.rate_drop, drop_at=self.drop_at,
+                               flip_files=self.flip_files, seed=seed)
+
 
 def check_network(path: Path, values: dict[str, object], lines: dict[str, int]) -> None:
     if "positions" not in values:
         raise ConfigError(f"{path}: missing key: positions (the labelled set to train on)")
-    hidden = values.get("hidden", 128)
+    hidden = values.get("hidden", DEFAULTS.hidden)
     if hidden % 16:
         raise ConfigError(f"{path}:{lines['hidden']}: hidden must be a multiple of 16, not {hidden}")
     check_labels(path, values, lines)
@@ -104,25 +121,22 @@ def epoch_of(line: str) -> int:
 class NetworkRun(PositionFitnessRun):
     def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
         super().__init__(config, out, executor_factory, progress)
-        from genchess.fitness.network_training import NetworkTrainer
+        from genchess.fitness.network_training import NetworkTrainer, training_parts
         from genchess.fitness.scoring import fitted_labels
-        from genchess.position_sets.position_set import load_positions
+        from genchess.position_sets.records import PackedSet
         cfg = config
-        positions = load_positions(cfg.positions)
-        for warning in positions.warnings[:5]:
-            out(f"warning: {warning}")
-        validation = None if cfg.validation is None else load_positions(cfg.validation)
+        positions = PackedSet.load(cfg.positions)
+        validation = None if cfg.validation is None else PackedSet.load(cfg.validation)
         try:
             self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.wdl)
-            self.trainer = NetworkTrainer(positions, self.labels, cfg.hidden, cfg.activation,
-                                          cfg.generations, cfg.batch_size, cfg.learning_rate,
-                                          cfg.rate_drop, cfg.drop_at, self.seed, cfg.held_out,
-                                          cfg.flip_files, progress=progress and not cfg.quiet,
-                                          validation=validation, psqt=cfg.psqt)
+            train, held_out = training_parts(positions, cfg.held_out, self.seed, validation)
+            self.trainer = NetworkTrainer(train, held_out, self.labels, cfg.trainer_settings(self.seed),
+                                          threads=cfg.threads, progress=progress and not cfg.quiet)
         except ValueError as e:
             raise ConfigError(f"{cfg.path}: {e} ({cfg.positions})") from None
-        self.held_out_set = self.trainer.held_out_positions     # what the engine's loss is scored on
+        self.held_out_set = self.trainer.held_out       # what the engine's loss is scored on
         self.set_size = len(positions)
+        self.set_fingerprint = positions.fingerprint()
         self.opponent = default_genome()
         self.best_loss = math.inf
         self.validated: set[int] = set()
@@ -165,11 +179,12 @@ class NetworkRun(PositionFitnessRun):
             self.bar.update(self.trainer.epoch)
         self.out(f"{'Resuming' if self.trainer.epoch else 'New'} network run {cfg.run_file}: "
                  f"{self.architecture()}, {self.set_size} positions "
-                 f"({self.labels.kind} labels), epoch {self.trainer.epoch} of {cfg.generations}")
+                 f"({self.labels.describe()} labels), epoch {self.trainer.epoch} of {cfg.generations}, "
+                 f"{self.trainer.threads} thread{'s' if self.trainer.threads > 1 else ''}")
 
     def architecture(self) -> str:
         cfg = self.config
-        return architecture_text(cfg.hidden, cfg.activation, cfg.psqt)
+        return architecture_text(cfg.hidden, cfg.activation, cfg.psqt, cfg.buckets)
 
     def held_out_name(self) -> str:
         if self.config.validation is None:
@@ -221,10 +236,13 @@ class NetworkRun(PositionFitnessRun):
                                         net.activation, psqt=net.psqt)
 
     def lineage(self, loss: float) -> str:
+        """Which data (and what made it) and how: data made by network n trains n + 1."""
+        from genchess.position_sets import provenance
         cfg = self.config
-        return (f"set {Path(cfg.positions).name} ({self.set_size} positions), {self.labels.kind} "
-                f"labels, {self.trainer.epoch} epochs, batch {cfg.batch_size}, learning rate "
-                f"{cfg.learning_rate:g}, seed {self.seed}, held-out loss {loss:.6f}"
+        return (f"{provenance.describe(cfg.positions, self.set_size, self.set_fingerprint)}, "
+                f"{self.labels.describe()} labels, {self.trainer.epoch} epochs, batch "
+                f"{cfg.batch_size}, learning rate {cfg.learning_rate:g}, seed {self.seed}, "
+                f"held-out loss {loss:.6f}"
                 + ("" if cfg.validation is None else f" on {Path(cfg.validation).name}"))
 
     def step(self, executor, deadline) -> str | None:
@@ -291,7 +309,7 @@ class NetworkRun(PositionFitnessRun):
 
 METHOD = Method(
     name="network",
-    summary="a network genome (768x2 -> H -> 1) trained by minibatch Adam on a labelled position "
+    summary="a network genome (768x2 -> H -> 1, or 1xB output buckets) trained by minibatch Adam on a labelled position "
             "set, validated by games",
     plots="genchess.train.network_plots:plot_run", recognises=is_network_records,
     keys=NETWORK_KEYS, config=NetworkConfig, trainer=NetworkRun, check=check_network,

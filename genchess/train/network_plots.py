@@ -65,11 +65,13 @@ def plot_first_layer(plt, genome, out: Path, count: int = STRONGEST_UNITS) -> Pa
     """The first layer of a network genome as square maps: a row for each of its
     strongest hidden units, a board for each of the twelve pieces (the side's own
     first), seen from the side whose accumulator it feeds (rank 1 at the bottom is
-    that side's first rank). Red raises the unit, blue lowers it; a pawn's first and
-    last ranks, where no pawn stands, are blank."""
+    that side's first rank), with its output weights (their mean over the buckets).
+    Red raises the unit, blue lowers it; a pawn's first and last ranks, where no pawn
+    stands, are blank."""
     import numpy as np
     w1, _, w2, _ = genome.float_weights()
     units = strongest_units(w1, w2, count)
+    mean_w2 = w2.mean(axis=0)               # (over the output buckets)
     fig, axes = plt.subplots(len(units), 12, figsize=(1.45 * 12, 1.55 * len(units) + 0.8),
                              squeeze=False)
     for row, unit in enumerate(units):
@@ -85,7 +87,7 @@ def plot_first_layer(plt, genome, out: Path, count: int = STRONGEST_UNITS) -> Pa
                 side = "own" if piece < 6 else "their"
                 ax.set_title(f"{side} {PIECE_LETTERS[piece % 6]}", fontsize=9)
             if piece == 0:
-                ax.set_ylabel(f"unit {unit}\nw2 {w2[unit]:+.2f}/{w2[unit + genome.hidden]:+.2f}",
+                ax.set_ylabel(f"unit {unit}\nw2 {mean_w2[unit]:+.2f}/{mean_w2[unit + genome.hidden]:+.2f}",
                               fontsize=8)
     fig.suptitle(f"What the first layer learned: the {len(units)} strongest of {genome.hidden} "
                  f"hidden units ({genome.activation}), each row on its own colour scale "

@@ -1,0 +1,91 @@
+/* The network trainer's loops over a hidden layer (network_fit.pyx): an accumulator
+   summed from its inputs' columns, the activation and its dot product with the output
+   weights, the slope back through the activation, the gradient's columns, Adam's step.
+
+   As network_kernels.h does for the engine, the loops are built for the x86-64
+   baseline (SSE2) and, with GCC or clang on x86-64, a second time for AVX2 (no FMA, so
+   each product is rounded as the baseline rounds it), and gc_choose_fit_kernels picks
+   the AVX2 version once, when the module loads, on a CPU that has it; both versions
+   give the same numbers bit for bit (the body's sums run in fixed lanes).
+   GENCHESS_NETWORK_KERNELS=baseline keeps the baseline. Each is built for float (the
+   training) and double (the checks against the numpy reference). */
+#ifndef GENCHESS_NETWORK_FIT_KERNELS_H
+#define GENCHESS_NETWORK_FIT_KERNELS_H
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* GCC's and clang's vector types (32 bytes: one AVX2 register, two SSE2 ones), loaded
+   and stored unaligned; other compilers build the plain loops alone. */
+#if defined(__GNUC__) || defined(__clang__)
+#define GC_FIT_VECTORS 1
+typedef float gc_fit_vec_float __attribute__((vector_size(32), aligned(4)));
+typedef double gc_fit_vec_double __attribute__((vector_size(32), aligned(8)));
+#else
+#define GC_FIT_VECTORS 0
+#endif
+
+#define GC_FIT_PASTE(name, precision, target) gc_fit_##name##_##precision##_##target
+#define GC_FIT_NAME(name, precision, target) GC_FIT_PASTE(name, precision, target)
+
+#define KERNEL_TARGET
+#define GC_FIT_TARGET baseline
+#include "network_fit_kernels_precisions.h"
+#undef GC_FIT_TARGET
+#undef KERNEL_TARGET
+
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define GC_HAVE_AVX2_FIT_KERNELS 1
+#define KERNEL_TARGET __attribute__((target("avx2")))
+#define GC_FIT_TARGET avx2
+#include "network_fit_kernels_precisions.h"
+#undef GC_FIT_TARGET
+#undef KERNEL_TARGET
+#else
+#define GC_HAVE_AVX2_FIT_KERNELS 0
+#endif
+
+#define GC_FIT_KERNELS_STRUCT(REAL_T, suffix)                                                        \
+    typedef struct {                                                                                \
+        void (*accumulate)(REAL_T* acc, const REAL_T* w1, const REAL_T* b1, int hidden,             \
+                           const int16_t* inputs, int n);                                           \
+        REAL_T (*activate_dot)(const REAL_T* acc, REAL_T* act, const REAL_T* w, int hidden,         \
+                               int squared);                                                        \
+        void (*slope)(REAL_T* d, const REAL_T* w, REAL_T d_out, int hidden, int squared);           \
+        void (*scatter)(REAL_T* g_w1, REAL_T* g_b1, REAL_T* g_w2, const REAL_T* d,                  \
+                        const REAL_T* act, REAL_T d_out, int hidden, const int16_t* inputs, int n,  \
+                        int j0, int j1);                                                            \
+        void (*adam)(REAL_T* values, const REAL_T* gradient, REAL_T* m, REAL_T* v, ptrdiff_t n,     \
+                     REAL_T beta1, REAL_T keep1, REAL_T beta2, REAL_T keep2, REAL_T unbias1,        \
+                     REAL_T unbias2, REAL_T step, REAL_T epsilon, REAL_T top);                      \
+    } gc_fit_kernels_##suffix;
+GC_FIT_KERNELS_STRUCT(float, float)
+GC_FIT_KERNELS_STRUCT(double, double)
+
+#define GC_FIT_TABLE(suffix, version)                                                               \
+    {gc_fit_accumulate_##suffix##_##version, gc_fit_activate_dot_##suffix##_##version,              \
+     gc_fit_slope_##suffix##_##version, gc_fit_scatter_##suffix##_##version,                        \
+     gc_fit_adam_##suffix##_##version}
+
+static gc_fit_kernels_float gc_fit_float = GC_FIT_TABLE(float, baseline);
+static gc_fit_kernels_double gc_fit_double = GC_FIT_TABLE(double, baseline);
+
+/* Use the AVX2 loops if allowed and this CPU has AVX2; the name of the version chosen. */
+static const char* gc_choose_fit_kernels(int allow_avx2) {
+#if GC_HAVE_AVX2_FIT_KERNELS
+    __builtin_cpu_init();
+    if (allow_avx2 && __builtin_cpu_supports("avx2")) {
+        gc_fit_kernels_float f = GC_FIT_TABLE(float, avx2);
+        gc_fit_kernels_double d = GC_FIT_TABLE(double, avx2);
+        gc_fit_float = f;
+        gc_fit_double = d;
+        return "avx2";
+    }
+#else
+    (void)allow_avx2;
+#endif
+    return "baseline";
+}
+
+#endif

@@ -1,0 +1,26 @@
+/* network_fit_kernels_body.h for float and for double, for the CPU target that
+   network_fit_kernels.h has set (KERNEL_TARGET, GC_FIT_TARGET). */
+
+#define REAL float
+#define VEC gc_fit_vec_float
+#define LANES 8
+#define SQRT sqrtf
+#define KERNEL(name) GC_FIT_NAME(name, float, GC_FIT_TARGET)
+#include "network_fit_kernels_body.h"
+#undef REAL
+#undef VEC
+#undef LANES
+#undef SQRT
+#undef KERNEL
+
+#define REAL double
+#define VEC gc_fit_vec_double
+#define LANES 4
+#define SQRT sqrt
+#define KERNEL(name) GC_FIT_NAME(name, double, GC_FIT_TARGET)
+#include "network_fit_kernels_body.h"
+#undef REAL
+#undef VEC
+#undef LANES
+#undef SQRT
+#undef KERNEL
