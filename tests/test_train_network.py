@@ -144,3 +144,48 @@ def test_the_piece_square_term_knows_material_from_the_start_and_plays(tmp_path,
     with chess.engine.SimpleEngine.popen_uci(command, env=env) as engine:
         board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
         assert engine.play(board, chess.engine.Limit(depth=4)).move in board.legal_moves
+
+
+def test_a_bucketed_run_plays_and_its_lineage_names_the_data_and_its_maker(tmp_path, labelled_set):
+    """Data made by network n trains n + 1: the genome says which set (its records'
+    hash and its manifest's) and which genome made it (the set's recipe)."""
+    import hashlib
+    import json
+    from genchess.position_sets.position_set import load_positions
+    from genchess.position_sets.records import PackedSet
+    folder = tmp_path / "net0"
+    folder.mkdir()
+    load_positions(labelled_set).write(folder / "chunk-1.gcpos")
+    (folder / "recipe.json").write_text(json.dumps({"genome": "net0.genome", "genome_sha256": "ab" * 32}))
+    (folder / "MANIFEST.json").write_text(json.dumps([{"chunk": "chunk-1.gcpos"}]))
+    manifest_sha = hashlib.sha256((folder / "MANIFEST.json").read_bytes()).hexdigest()[:16]
+    assert trainer(write_config(tmp_path, folder, output_buckets=8, generations=1)).run() == 0
+    best = open_genome(tmp_path / "net.txt")
+    assert best.buckets == 8 and best.architecture == "768x2 -> 16 -> 1x8, screlu, psqt"
+    assert "-> 1x8" in (tmp_path / "net.txt").read_text().splitlines()[0]
+    records = PackedSet.load(folder)
+    assert best.lineage.startswith(f"set net0 ({len(records)} positions, records {records.fingerprint()}; "
+                                   f"manifest MANIFEST.json sha256 {manifest_sha}; made by net0.genome "
+                                   f"{'ab' * 6}), result labels, 1 epochs")
+    command, env = genchess_command("uci", "--genome", str(tmp_path / "net.txt"))
+    with chess.engine.SimpleEngine.popen_uci(command, env=env) as engine:
+        board = chess.Board("8/5k2/8/3P4/8/8/5K2/8 w - - 0 1")              # a bucket of its own
+        assert engine.play(board, chess.engine.Limit(depth=4)).move in board.legal_moves
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(output_buckets="0"), ":10: output buckets: must be at least 1, not 0"),
+    (dict(output_buckets="17"), ":10: output buckets: must be at most 16, not 17"),
+    (dict(threads="0"), ":10: threads: must be at least 1, not 0"),
+    (dict(hidden="24"), ":4: hidden must be a multiple of 16, not 24"),
+    (dict(hidden="2048"), ":4: hidden: must be at most 1024, not 2048"),
+    (dict(wdl="-0.1"), ":10: wdl: must be at least 0, not -0.1"),
+    (dict(labels="mix"), ":10: labels = mix needs 'wdl'"),
+])
+def test_bad_values_are_one_line_and_write_nothing(tmp_path, labelled_set, capsys, changes, message):
+    from genchess.train import cli as train_cli
+    config = write_config(tmp_path, labelled_set, **changes)
+    assert train_cli.main([str(config)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith(f"genchess-train: {config}{message}"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["net.cfg"]

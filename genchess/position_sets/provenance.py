@@ -1,11 +1,12 @@
 """Where a position set came from, in one line a network genome's lineage can carry.
 
 Data made by network n trains network n + 1, so a genome should say which data it
-learnt from and which evaluation labelled that data. The set maker writes a sidecar
-beside every file (`FILE.json`: the command, the recipe with the sha256 of the
-genome that played and labelled the games); a folder of chunks may also hold a
-manifest (`MANIFEST*` or `manifest*`: the chunks and their sha256). This reads what
-is there and says it briefly; a set without either is named by its files alone.
+learnt from and which evaluation labelled that data. `genchess positions` writes a
+sidecar beside every file (`FILE.json`: the command, the recipe with the sha256 of
+the genome that played and labelled the games); the data machine (`genchess
+datagen`) keeps one recipe for a folder (`recipe.json`, the same sha256) and a
+manifest of its chunks and their sha256 (`MANIFEST.json`). This reads what is there
+and says it briefly; a set with none of them is named by its records alone.
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ def makers(path: str | Path) -> list[str]:
     first met (from the sidecars' recipes; none where a file has no sidecar)."""
     path = Path(path)
     found: list[str] = []
+    folder_recipe = _json(path / "recipe.json") if path.is_dir() else {}
+    if folder_recipe:
+        found.append(f"{folder_recipe.get('genome', 'a genome')} "
+                     f"{str(folder_recipe.get('genome_sha256', ''))[:12]}".strip())
     for file in set_files(path) if path.is_dir() else [path]:
-        try:
-            meta = json.loads(Path(f"{file}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(meta, dict):
-            continue
+        meta = _json(Path(f"{file}.json"))
         recipe, engine = meta.get("recipe") or {}, (meta.get("engines") or {}).get("genchess") or {}
         name = Path(str(engine.get("genome") or "genome")).name
         digest = str(recipe.get("genome_sha256") or "")[:12]
@@ -37,6 +37,14 @@ def makers(path: str | Path) -> list[str]:
             if maker not in found:
                 found.append(maker)
     return found
+
+
+def _json(path: Path) -> dict:
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def manifest(path: str | Path) -> str | None:
