@@ -115,7 +115,6 @@ class FastKernels:
 
     def __init__(self, train, held_out, labels: Labels, flips: np.ndarray, settings: NetworkSettings,
                  threads: int):
-        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
         from genchess_core import network_fit
         self.fit = network_fit
         self.records, self.flips = _bytes(train.records), flips
