@@ -20,7 +20,6 @@ import argparse
 import importlib.util
 import statistics
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
