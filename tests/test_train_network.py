@@ -189,3 +189,29 @@ def test_bad_values_are_one_line_and_write_nothing(tmp_path, labelled_set, capsy
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith(f"genchess-train: {config}{message}"), err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["net.cfg"]
+
+
+def test_the_trained_network_plays_the_search_genes_of_the_genome_it_replaces(tmp_path, labelled_set):
+    # A network is trained to replace the default genome, whose search genes were tuned
+    # by games: without them it would play the search's untuned defaults.
+    from genchess.genome import default_genome
+    from genchess.train.config import ConfigError
+    tuned = default_genome().search
+    assert tuned                                        # the default genome carries some
+    assert trainer(write_config(tmp_path, labelled_set, generations=1)).run() == 0
+    best = open_genome(tmp_path / "net.txt")
+    assert best.search == tuned and "search genes of the default genome" in best.lineage
+
+    other = tmp_path / "other.genome"
+    source = open_genome(tmp_path / "net.txt").with_search({"rfp_margin": 77})
+    other.write_text(source.to_text())
+    (tmp_path / "two").mkdir()
+    assert trainer(write_config(tmp_path / "two", labelled_set, generations=1,
+                                search_genes=str(other))).run() == 0
+    assert open_genome(tmp_path / "two" / "net.txt").search == {"rfp_margin": 77}
+
+    bad = tmp_path / "bad.genome"
+    bad.write_text("Kind: network\nSearch rfp_margin: lots\n")
+    with pytest.raises(ConfigError, match="search genes") as refused:
+        trainer(write_config(tmp_path / "two", labelled_set, search_genes=str(bad)))
+    assert "bad.genome" in str(refused.value) and "\n" not in str(refused.value)

@@ -61,6 +61,9 @@ NETWORK_KEYS = [
         "not linear (measured: docs/network.md)", "psqt"),
     Key("flip files", "bool", "also train on each position without castling rights mirrored "
         "a <-> h (nearly twice the positions for a small set)", "flip_files"),
+    Key("search genes", "path", "a genome whose search genes (its 'Search' lines, tuned by games) "
+        "the trained network carries, so it plays the search of the genome it is to replace "
+        "(default: the default genome's)", "search_genes"),
     Key("validation games", "int", "every validation interval, the best network so far plays "
         "this many games against the default genome (0: none)", "validation_games", 0),
     Key("validation interval", "int", "epochs between validation matches (also the champion's "
@@ -87,6 +90,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     psqt: bool = DEFAULTS.psqt
     threads: int | None = None        # every core the process may use
     validation: Path | None = None
+    search_genes: Path | None = None  # None: the default genome's
     validation_games: int = 0
     validation_interval: int = 5
     game_time: float = 1.0
@@ -138,6 +142,11 @@ class NetworkRun(PositionFitnessRun):
         self.set_size = len(positions)
         self.set_fingerprint = positions.fingerprint()
         self.opponent = default_genome()
+        try:
+            self.search_source = (self.opponent if cfg.search_genes is None
+                                  else load_genome(cfg.search_genes))
+        except GenomeError as e:
+            raise ConfigError(f"{cfg.path}: search genes: {e}") from None
         self.best_loss = math.inf
         self.validated: set[int] = set()
         self.written = 0
@@ -230,10 +239,11 @@ class NetworkRun(PositionFitnessRun):
         return None
 
     def genome(self) -> NetworkGenome:
-        """The network as the engine plays it: quantised, the trainer's numbers rounded."""
+        """The network as the engine plays it: quantised, the trainer's numbers rounded,
+        with the search genes of the genome it is to replace."""
         net = self.trainer.network
         return NetworkGenome.from_float(self.trainer.epoch, net.w1, net.b1, net.w2, net.b2,
-                                        net.activation, psqt=net.psqt)
+                                        net.activation, psqt=net.psqt).with_search(self.search_source.search)
 
     def lineage(self, loss: float) -> str:
         """Which data (and what made it) and how: data made by network n trains n + 1."""
@@ -243,6 +253,7 @@ class NetworkRun(PositionFitnessRun):
                 f"{self.labels.describe()} labels, {self.trainer.epoch} epochs, batch "
                 f"{cfg.batch_size}, learning rate {cfg.learning_rate:g}, seed {self.seed}, "
                 f"held-out loss {loss:.6f}"
+                + f", search genes of {'the default genome' if cfg.search_genes is None else Path(cfg.search_genes).name}"
                 + ("" if cfg.validation is None else f" on {Path(cfg.validation).name}"))
 
     def step(self, executor, deadline) -> str | None:
