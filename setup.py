@@ -13,6 +13,7 @@ Python itself is not instrumented, so libtsan is preloaded).
 
 import os
 import platform
+import runpy
 import sys
 from pathlib import Path
 
@@ -80,6 +81,11 @@ OPENMP = openmp_flags() + ([] if sys.platform == "win32" else ["-fno-math-errno"
 if "-fopenmp" not in OPENMP and sys.platform != "win32":
     print("setup.py: this compiler has no OpenMP: the network trainer will run on one thread",
           file=sys.stderr)
+
+# The search genes' struct is made from their one table before Cython reads search.pxd
+# (genchess_core/search_gene_table.py says why); run by path, as nothing is built yet.
+CORE = Path(__file__).resolve().parent / "genchess_core"
+runpy.run_path(str(CORE / "search_gene_table.py"))["write_struct_pxi"](CORE)
 
 extensions = [
     Extension(

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from genchess_core.search_gene_table import TIME, genes_of
+
 
 @dataclass
 class Limits:
@@ -64,7 +66,11 @@ def expected_moves_left(moves_played: float, mean_game_length: float, uncertaint
     return math.exp(m + s * s / 2) * numerator / denominator - moves_played
 
 
-MIN_DIVISOR = 8     # never plan for fewer moves than this, unless the time control ends sooner
+# The factors a genome may tune (its `Search time_...:` lines): rows of the genes' one
+# table, genchess_core/search_gene_table.py, with their defaults, bounds and steps.
+TIME_DEFAULTS = {gene.name: gene.default for gene in genes_of(TIME)}
+# Never plan for fewer moves than this, unless the time control ends sooner.
+MIN_DIVISOR = TIME_DEFAULTS["time_min_moves"]
 # Held back from every plan: this many move overheads (300 ms at the default 30 ms).
 # It is what a stall of the machine (up to 50-70 ms between `go` and `bestmove` on a
 # loaded two-core box) is paid from when the clock runs low. Not a gene: it is what
@@ -76,19 +82,11 @@ RESERVE_OVERHEADS = MIN_DIVISOR + 2
 LATENCY_SHARE = 0.25
 # An iteration costs about as much as all the ones before it together: a search whose
 # soft limit was its target spent 1.7-2.1 times the target (measured on openings and
-# endgames at 0.3-5 s clocks). The soft limit is therefore the target over this, so
-# that a move spends its target on average and the clock follows the plan.
-ITERATION_GROWTH = 2.0
-HARD_TARGETS = 3    # an iteration may run on to this many times the move's target
-
-# The factors a genome may tune (its `Search time_...:` lines, genome/search_genes.py),
-# with their defaults (the constants above, growth and the hard limit in percent),
-# bounds and steps: (name, default, lo, hi, step).
-TIME_TUNABLES = (
-    ("time_min_moves", MIN_DIVISOR, 2, 30, 1),
-    ("time_growth", round(ITERATION_GROWTH * 100), 100, 400, 10),
-    ("time_hard_ratio", HARD_TARGETS * 100, 150, 600, 20),
-)
+# endgames at 0.3-5 s clocks). The soft limit is therefore the target over this
+# (time_growth, in percent), so that a move spends its target on average and the clock
+# follows the plan. An iteration may run on to time_hard_ratio percent of the move's
+# target before it is stopped.
+ITERATION_GROWTH = TIME_DEFAULTS["time_growth"] / 100
 
 
 @dataclass
@@ -113,11 +111,11 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     `overhead_ms` is the configured Move Overhead, a safety margin; `lag_ms` is what the
     GUI's clock was measured to charge each move beyond the engine's own time (GuiLag),
     a real cost paid on every move to come, so the plan pays it in full. `factors` are a
-    genome's time genes (TIME_TUNABLES by name), the defaults where it says nothing."""
-    factors = factors or {}
-    min_moves = factors.get("time_min_moves", MIN_DIVISOR)
-    growth = factors.get("time_growth", 100 * ITERATION_GROWTH) / 100
-    hard_targets = factors.get("time_hard_ratio", 100 * HARD_TARGETS) / 100
+    genome's time genes by name, the defaults where it says nothing."""
+    factors = {**TIME_DEFAULTS, **(factors or {})}
+    min_moves = factors["time_min_moves"]
+    growth = factors["time_growth"] / 100
+    hard_targets = factors["time_hard_ratio"] / 100
     if limits.infinite or limits.ponder:
         return TimeBudget(None, None)
     per_move_cost = max(LATENCY_SHARE * overhead_ms, lag_ms)

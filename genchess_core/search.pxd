@@ -76,52 +76,17 @@ cdef enum:
     LMR_TABLE_SIZE = 64
 
 
-cdef struct SearchParams:
-    # Every number of the search that games may tune, grouped by the step that reads
-    # it (their defaults, bounds and steps are searcher.SEARCH_TUNABLES; the steps'
-    # measured Elo is at their comments in search.pyx). Margins are in percent of the
-    # genome's pawn, reductions in plies unless named otherwise. Set once per genome.
-    int iir_min_depth               # Step 7. Internal iterative reduction from this depth on
-    int rfp_max_depth               # Step 9. Reverse futility pruning this close to the leaves
-    int rfp_margin                  # ... a margin of this per ply
-    int futility_max_depth          # Steps 10 and 16. Futility pruning this close to the leaves
-    int futility_margin             # ... a margin of this per ply
-    int futility_base               # ... and this more
-    int null_min_depth              # Step 11. Null-move pruning from this depth on
-    int null_reduction              # ... reducing the null move's search by this
-    int null_deep_depth             # ... and from this depth on
-    int null_deep_reduction         # ... by this
-    int singular_min_depth          # Step 14. Singular extensions from this depth on
-    int singular_tt_gap             # ... where the hash move was searched this shallower at most
-    int singular_margin             # ... and the others must be worse by this per ply
-    int singular_divisor            # ... searched to (depth - 1) / this
-    int lmp_max_depth               # Step 16. Late-move pruning this close to the leaves
-    int lmp_base                    # ... after this + depth^2 quiet moves
-    int lmr_min_depth               # Step 17. Late-move reductions from this depth on
-    int lmr_min_move                # ... for moves after this many
-    int lmr_base                    # ... the table: base + ln(depth) ln(move) / divisor plies,
-    int lmr_divisor                 # ... both in hundredths of a ply
-    int lmr_history_step            # ... a ply less (more) per this much history above (below) 0
-    int lmr_history_plies           # ... up to this many plies either way
-    int lmr_min_plies_left          # ... a reduced search still looks this far
-    int delta_margin                # Step Q6. Delta pruning: a capture must bring a node this near alpha
-    int aspiration_min_depth        # Aspiration windows from this iteration on
-    int aspiration_width            # ... first half-width
-    int aspiration_max_pawns        # ... a window wider than this many pawns opens fully
-    int history_bonus_quadratic     # Step 18. A cutoff at depth d earns its quiet move
-    int history_bonus_linear        # ... min(quadratic d^2 + linear (d - 1), max)
-    int history_bonus_max
-    int lmr[LMR_TABLE_SIZE][LMR_TABLE_SIZE]     # the table, from lmr_base and lmr_divisor
-
-
-cdef int set_search_params(SearchParams* sp, dict values) except -1
-cdef dict search_params_dict(const SearchParams* sp)
+# SearchParams, one int per gene of the search: made from the genes' one table
+# (search_gene_table.py) when the core is built.
+include "search_params.pxi"
 
 
 cdef struct SearchState:
     Position pos
     EvalParams params
     SearchParams sp
+    int lmr[LMR_TABLE_SIZE][LMR_TABLE_SIZE]     # late-move reductions by depth and move number,
+                                                # from sp's lmr_base and lmr_divisor
     TT* tt
     U64 nodes
     U64 node_limit              # 0: none
@@ -149,6 +114,10 @@ cdef struct SearchState:
     int cont_history[12][64][12][64]  # by the last move's piece and square, then this move's
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]
+
+
+cdef int set_search_params(SearchState* s, dict values) except -1
+
 
 cdef inline double monotonic_seconds() noexcept nogil:
     cdef timespec ts

@@ -25,140 +25,42 @@ from genchess_core.see cimport see
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, quiet_stat,
                                      history_bonus, add_history, continuation, reward_quiet,
                                      countermove_slot)
+from genchess_core.search_gene_table import SEARCH, genes_of
 
-# Every tunable of the search, in one place: its name (the SearchParams field, the
-# genome file's `Search` key, the UCI option under --tune), its default (what every
-# SPRT in docs/studies/search-elo.md measured), the bounds a genome may set it within,
-# and the step games tune it by (about 2-3 Elo either way: SPSA's c_end). Grouped by
-# the step of negamax and quiesce that reads it. The ones the GA search shares
-# (CHECK_EVERY, PIECE_ORDER_VALUE, the MVV-LVA weights) are in search.pxd, move
-# ordering's score bands in movepick.pxd.
-SEARCH_TUNABLES = (
-    # (name, default, lo, hi, step)
-    ("iir_min_depth", 4, 2, 10, 1),
-    ("rfp_max_depth", 6, 1, 12, 1),
-    ("rfp_margin", 90, 30, 250, 8),
-    ("futility_max_depth", 3, 1, 8, 1),
-    ("futility_margin", 100, 30, 250, 8),
-    ("futility_base", 100, 0, 300, 10),
-    ("null_min_depth", 3, 1, 8, 1),
-    ("null_reduction", 2, 1, 5, 1),
-    ("null_deep_depth", 6, 3, 12, 1),
-    ("null_deep_reduction", 3, 1, 6, 1),
-    ("singular_min_depth", 7, 4, 12, 1),
-    ("singular_tt_gap", 3, 1, 6, 1),
-    ("singular_margin", 2, 1, 20, 1),
-    ("singular_divisor", 2, 2, 4, 1),
-    ("lmp_max_depth", 3, 1, 8, 1),
-    ("lmp_base", 3, 1, 12, 1),
-    ("lmr_min_depth", 3, 2, 6, 1),
-    ("lmr_min_move", 3, 1, 8, 1),
-    ("lmr_base", 75, 0, 200, 8),
-    ("lmr_divisor", 225, 100, 500, 15),
-    ("lmr_history_step", 8192, 2048, 32768, 600),
-    ("lmr_history_plies", 2, 0, 4, 1),
-    ("lmr_min_plies_left", 1, 0, 3, 1),
-    ("delta_margin", 200, 50, 600, 15),
-    ("aspiration_min_depth", 5, 2, 10, 1),
-    ("aspiration_width", 25, 5, 100, 3),
-    ("aspiration_max_pawns", 16, 2, 64, 2),
-    ("history_bonus_quadratic", 16, 0, 64, 2),
-    ("history_bonus_linear", 128, 0, 512, 16),
-    ("history_bonus_max", 1600, 400, 4000, 100),
-)
+# The search's genes (SearchParams' fields, their defaults, bounds and steps) are the
+# rows of search_gene_table.GENES that the search reads. The numbers the GA search
+# shares (CHECK_EVERY, PIECE_ORDER_VALUE, the MVV-LVA weights) are in search.pxd,
+# move ordering's score bands in movepick.pxd.
+SEARCH_GENES = genes_of(SEARCH)
 
 cdef enum:
     # Step 18. History malus
     MAX_QUIETS_PUNISHED = 64    # quiet moves remembered per node for the history malus
 
 
-cdef int set_search_params(SearchParams* sp, dict values) except -1:
-    """Fill sp from `values` (name -> whole number) over the defaults; ValueError
-    naming an unknown name or a value outside its bounds. Once per genome."""
-    unknown = sorted(set(values) - {name for name, *_ in SEARCH_TUNABLES})
+cdef int set_search_params(SearchState* s, dict values) except -1:
+    """Set s.sp from `values` (name -> whole number) over the genes' defaults, and the
+    reduction table that follows from it; ValueError naming an unknown name or a value
+    outside its bounds, with s unchanged. Once per genome."""
+    unknown = sorted(set(values) - {gene.name for gene in SEARCH_GENES})
     if unknown:
         raise ValueError(f"unknown search tunable {unknown[0]!r}")
     cdef dict fields = {}
-    for name, default, lo, hi, step in SEARCH_TUNABLES:
-        value = values.get(name, default)
-        if value != int(value) or not lo <= value <= hi:
-            raise ValueError(f"search tunable {name} must be a whole number from {lo} to {hi}, "
-                             f"not {value!r}")
-        fields[name] = int(value)
-    sp.iir_min_depth = fields["iir_min_depth"]
-    sp.rfp_max_depth = fields["rfp_max_depth"]
-    sp.rfp_margin = fields["rfp_margin"]
-    sp.futility_max_depth = fields["futility_max_depth"]
-    sp.futility_margin = fields["futility_margin"]
-    sp.futility_base = fields["futility_base"]
-    sp.null_min_depth = fields["null_min_depth"]
-    sp.null_reduction = fields["null_reduction"]
-    sp.null_deep_depth = fields["null_deep_depth"]
-    sp.null_deep_reduction = fields["null_deep_reduction"]
-    sp.singular_min_depth = fields["singular_min_depth"]
-    sp.singular_tt_gap = fields["singular_tt_gap"]
-    sp.singular_margin = fields["singular_margin"]
-    sp.singular_divisor = fields["singular_divisor"]
-    sp.lmp_max_depth = fields["lmp_max_depth"]
-    sp.lmp_base = fields["lmp_base"]
-    sp.lmr_min_depth = fields["lmr_min_depth"]
-    sp.lmr_min_move = fields["lmr_min_move"]
-    sp.lmr_base = fields["lmr_base"]
-    sp.lmr_divisor = fields["lmr_divisor"]
-    sp.lmr_history_step = fields["lmr_history_step"]
-    sp.lmr_history_plies = fields["lmr_history_plies"]
-    sp.lmr_min_plies_left = fields["lmr_min_plies_left"]
-    sp.delta_margin = fields["delta_margin"]
-    sp.aspiration_min_depth = fields["aspiration_min_depth"]
-    sp.aspiration_width = fields["aspiration_width"]
-    sp.aspiration_max_pawns = fields["aspiration_max_pawns"]
-    sp.history_bonus_quadratic = fields["history_bonus_quadratic"]
-    sp.history_bonus_linear = fields["history_bonus_linear"]
-    sp.history_bonus_max = fields["history_bonus_max"]
+    for gene in SEARCH_GENES:
+        value = values.get(gene.name, gene.default)
+        if value != int(value) or not gene.lo <= value <= gene.hi:
+            raise ValueError(f"search tunable {gene.name} must be a whole number from {gene.lo} "
+                             f"to {gene.hi}, not {value!r}")
+        fields[gene.name] = int(value)
+    s.sp = fields       # Cython's conversion of a dict to the struct, field by field
     # Late-move reductions by depth and move number: base + ln(depth) ln(move) /
     # divisor plies, the shape of Stockfish's table (reductions grow with both, but slowly).
     cdef int d, m
     for d in range(LMR_TABLE_SIZE):
         for m in range(LMR_TABLE_SIZE):
-            sp.lmr[d][m] = <int>(sp.lmr_base / 100.0 + log(d) * log(m)
-                                 / (sp.lmr_divisor / 100.0)) if d > 0 and m > 0 else 0
+            s.lmr[d][m] = <int>(s.sp.lmr_base / 100.0 + log(d) * log(m)
+                                / (s.sp.lmr_divisor / 100.0)) if d > 0 and m > 0 else 0
     return 0
-
-
-cdef dict search_params_dict(const SearchParams* sp):
-    """Every tunable's value in `sp` by name: what set_search_params wrote, read back."""
-    return {
-        "iir_min_depth": sp.iir_min_depth,
-        "rfp_max_depth": sp.rfp_max_depth,
-        "rfp_margin": sp.rfp_margin,
-        "futility_max_depth": sp.futility_max_depth,
-        "futility_margin": sp.futility_margin,
-        "futility_base": sp.futility_base,
-        "null_min_depth": sp.null_min_depth,
-        "null_reduction": sp.null_reduction,
-        "null_deep_depth": sp.null_deep_depth,
-        "null_deep_reduction": sp.null_deep_reduction,
-        "singular_min_depth": sp.singular_min_depth,
-        "singular_tt_gap": sp.singular_tt_gap,
-        "singular_margin": sp.singular_margin,
-        "singular_divisor": sp.singular_divisor,
-        "lmp_max_depth": sp.lmp_max_depth,
-        "lmp_base": sp.lmp_base,
-        "lmr_min_depth": sp.lmr_min_depth,
-        "lmr_min_move": sp.lmr_min_move,
-        "lmr_base": sp.lmr_base,
-        "lmr_divisor": sp.lmr_divisor,
-        "lmr_history_step": sp.lmr_history_step,
-        "lmr_history_plies": sp.lmr_history_plies,
-        "lmr_min_plies_left": sp.lmr_min_plies_left,
-        "delta_margin": sp.delta_margin,
-        "aspiration_min_depth": sp.aspiration_min_depth,
-        "aspiration_width": sp.aspiration_width,
-        "aspiration_max_pawns": sp.aspiration_max_pawns,
-        "history_bonus_quadratic": sp.history_bonus_quadratic,
-        "history_bonus_linear": sp.history_bonus_linear,
-        "history_bonus_max": sp.history_bonus_max,
-    }
 
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
@@ -534,14 +436,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         else:
             # Late-move reductions: quiet moves ordered late are searched shallower
             # first and again at full depth only if they turn out to matter. The
-            # reduction grows with depth and move number (the table sp.lmr), a ply less
+            # reduction grows with depth and move number (the table s.lmr), a ply less
             # where a miss costs most: in PV nodes, for killers, for checks.
             # (search-elo.md step 3, with late-move pruning: +28 Elo, SPRT [0,10]
             # 10+0.1, 1338 games)
             reduction = 0
             if (s.features & USE_LMR and depth >= s.sp.lmr_min_depth and i >= s.sp.lmr_min_move
                     and quiet and not checked):
-                reduction = s.sp.lmr[depth if depth < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1][
+                reduction = s.lmr[depth if depth < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1][
                     i if i < LMR_TABLE_SIZE else LMR_TABLE_SIZE - 1]
                 reduction -= pv_node + gives_check + (m == s.killers[ply][0] or m == s.killers[ply][1])
                 if s.features & USE_IMPROVING and not improving:

@@ -52,7 +52,7 @@ cdef int new_worker(Worker* w, TT* tt) except -1:
         raise
     w.s.tt = tt
     w.s.features = FEATURES_ALL
-    set_search_params(&w.s.sp, {})
+    set_search_params(w.s, {})
     w.s.pawn_value = EVAL_SCALE
     w.s.material_pawn = EVAL_SCALE
     return 0
@@ -67,7 +67,7 @@ cdef void free_worker(Worker* w) noexcept:
 cdef int load_genome(Worker* w, dict packed, dict tunables, int pawn_value,
                      int material_pawn) except -1:
     make_params(&w.s.params, packed)
-    set_search_params(&w.s.sp, tunables)
+    set_search_params(w.s, tunables)
     eval_caches_attach(&w.s.params, &w.caches)
     w.s.spec[0] = packed["spec_just_captured"]
     w.s.spec[1] = packed["spec_can_capture"]
@@ -109,7 +109,6 @@ KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
 MATE_THRESHOLD = MATE_BOUND
 ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
-from genchess_core.search import SEARCH_TUNABLES          # noqa: E402 (re-exported for Python)
 
 
 cdef class Searcher:
@@ -199,23 +198,22 @@ cdef class Searcher:
 
     @property
     def tunables(self):
-        """The search's tunables that differ from their defaults (SEARCH_TUNABLES)."""
+        """The search's genes this Searcher was given over their defaults (search_gene_table)."""
         return dict(self._tunables)
 
     def thread_tunables(self, int i):
-        """Every tunable's value as thread i's search reads it (for tests)."""
+        """Every gene's value as thread i's search reads it, by name (for tests)."""
         if not 0 <= i < self.n_workers:
             raise IndexError(f"no thread {i}")
-        return search_params_dict(&self.workers[i].s.sp)
+        return self.workers[i].s.sp     # Cython's conversion of the struct to a dict
 
     def set_tunables(self, dict values):
         """Set the search's tunables (name -> whole number; the rest at their defaults)
         for every thread, leaving the genome as it is; ValueError on an unknown name
-        or a value out of bounds, with nothing changed."""
-        cdef SearchParams checked
-        set_search_params(&checked, values)
+        or a value out of bounds, with nothing changed (the first thread's check fails
+        before any thread is set)."""
         for i in range(self.n_workers):
-            self.workers[i].s.sp = checked
+            set_search_params(self.workers[i].s, values)
         self._tunables = dict(values)
 
     @property

@@ -12,7 +12,8 @@ from genchess.genome.genome_file import GENOMES_DIR, parse_genome_text, read_gen
 from genchess.genome.search_genes import search_genes
 from genchess.timeman import Limits, allocate
 from genchess_core.board import Board
-from genchess_core.searcher import SEARCH_TUNABLES, Searcher
+from genchess_core.search_gene_table import SEARCH, genes_of
+from genchess_core.searcher import Searcher
 
 KINDS = ["unified.genome", "default.genome", "evolved.genome", "pvt-positions.genome"]
 FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
@@ -28,13 +29,6 @@ def nodes(genome, depth=8):
     searcher = Searcher(16)
     searcher.set_genome(genome.pack())
     return searcher.search(Board(FEN), max_depth=depth)["nodes"]
-
-
-def test_the_genes_are_the_cores_tunables_and_the_time_managers_factors():
-    genes = search_genes()
-    assert [n for n, *_ in SEARCH_TUNABLES] == [g.name for g in genes.values() if g.part == "search"]
-    assert {"time_min_moves", "time_growth", "time_hard_ratio"} == \
-        {g.name for g in genes.values() if g.part == "time_factors"}
 
 
 @pytest.mark.parametrize("name", KINDS)
@@ -53,7 +47,7 @@ def test_every_kind_reads_writes_and_packs_its_search_genes(name):
 def test_a_genome_without_the_lines_packs_and_searches_as_before(name):
     plain = read_genome_file(GENOMES_DIR / name).genomes[-1]
     assert "search" not in plain.pack() and "time_factors" not in plain.pack()
-    defaults = [f"Search {n}: {d}" for n, d, *_ in SEARCH_TUNABLES]
+    defaults = [f"Search {gene.name}: {gene.default}" for gene in genes_of(SEARCH)]
     said = parse_genome_text(with_lines(name, *defaults), name).genomes[-1]
     assert nodes(said) == nodes(plain)
     changed = parse_genome_text(with_lines(name, "Search lmr_base: 150", "Search rfp_margin: 50"),
@@ -100,7 +94,8 @@ def test_tune_options_appear_only_when_asked_and_change_the_search(launcher):
     tuned = launcher.genchess("uci", "--tune")
     option = tuned.options["rfp_margin"]
     assert (option.type, option.default, option.min, option.max) == ("spin", 90, 30, 250)
-    assert set(search_genes()) <= set(tuned.options)
+    for gene in search_genes().values():
+        assert (tuned.options[gene.name].min, tuned.options[gene.name].max) == (gene.lo, gene.hi), gene.name
     board = chess.Board(FEN)
     # A new game object each time: python-chess sends ucinewgame, so the hash starts empty.
     before = tuned.analyse(board, chess.engine.Limit(depth=9), game=object())["nodes"]
@@ -108,10 +103,3 @@ def test_tune_options_appear_only_when_asked_and_change_the_search(launcher):
     tuned.configure({"lmr_base": 150, "rfp_margin": 50})
     after = tuned.analyse(board, chess.engine.Limit(depth=9), game=object())["nodes"]
     assert after != before
-
-
-def test_the_docs_table_lists_every_gene_as_it_is():
-    from pathlib import Path
-    text = (Path(__file__).parents[1] / "docs" / "search-genes.md").read_text()
-    for gene in search_genes().values():
-        assert f"| `{gene.name}` | {gene.default} | {gene.lo} to {gene.hi} | {gene.step} |" in text, gene.name

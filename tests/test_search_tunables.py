@@ -1,15 +1,18 @@
-"""The search's tunables (SEARCH_TUNABLES, SearchParams): defaults that search as the
-constants did, values that change the search, and bad values refused whole."""
+"""The search's tunables (the search genes of search_gene_table, SearchParams): defaults
+that search as the constants did, values that change the search, and bad values refused
+whole."""
 
 import chess
 import pytest
 
 from genchess.genome import default_genome, hand_set_genome
 from genchess_core.board import Board
-from genchess_core.searcher import MATE_THRESHOLD, SEARCH_TUNABLES, Searcher
+from genchess_core.search_gene_table import SEARCH, genes_of
+from genchess_core.searcher import MATE_THRESHOLD, Searcher
 
 FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-DEFAULTS = {name: default for name, default, *_ in SEARCH_TUNABLES}
+SEARCH_GENES = genes_of(SEARCH)
+DEFAULTS = {gene.name: gene.default for gene in SEARCH_GENES}
 
 
 def nodes(packed, tunables=None, depth=8, threads=1):
@@ -22,9 +25,9 @@ def nodes(packed, tunables=None, depth=8, threads=1):
 
 
 def test_every_tunable_has_a_default_inside_its_bounds_and_a_step():
-    names = [name for name, *_ in SEARCH_TUNABLES]
+    names = [gene.name for gene in SEARCH_GENES]
     assert len(names) == len(set(names)) >= 25
-    for name, default, lo, hi, step in SEARCH_TUNABLES:
+    for name, default, lo, hi, step, *_ in SEARCH_GENES:
         assert lo <= default <= hi and 0 < step <= hi - lo, name
 
 
@@ -48,7 +51,7 @@ def test_every_name_reaches_its_own_field():
     # One tunable at a time off its default: read back from the struct, only it moved.
     searcher = Searcher(16)
     searcher.set_genome(default_genome().pack())
-    for name, default, lo, hi, step in SEARCH_TUNABLES:
+    for name, default, lo, hi, *_ in SEARCH_GENES:
         value = hi if default != hi else lo
         searcher.set_tunables({name: value})
         assert searcher.thread_tunables(0) == {**DEFAULTS, name: value}, name
@@ -98,7 +101,7 @@ EXTREME_FENS = [
 def test_every_tunable_at_a_bound_at_once_still_searches_legally(end):
     # A genome may set any value within the bounds; at the edges a reduction can take
     # depth below zero (null_min_depth 1: depth 1 - 1 - R), which drops into quiescence.
-    at = {name: lo if end == "lo" else hi for name, default, lo, hi, step in SEARCH_TUNABLES}
+    at = {gene.name: gene.lo if end == "lo" else gene.hi for gene in SEARCH_GENES}
     searcher = Searcher(16)
     searcher.set_genome(default_genome().pack())
     searcher.set_tunables(at)

@@ -1,10 +1,9 @@
 """Search genes: the search's and the time manager's numbers, carried by any genome.
 
 Genetic Chess treats search settings as genes (the Look Ahead Gene); here every
-number the search reads (genchess_core's SEARCH_TUNABLES: margins, reductions,
-depth limits, the aspiration window, the history bonus) and the time manager's
-factors (genchess.timeman.TIME_TUNABLES) can be set by a genome of any kind, one
-line each, anywhere in its block:
+number the search reads (margins, reductions, depth limits, the aspiration window,
+the history bonus) and the time manager's factors can be set by a genome of any
+kind, one line each, anywhere in its block:
 
     Search rfp_margin: 95
     Search lmr_base: 80
@@ -12,7 +11,8 @@ line each, anywhere in its block:
 
 A genome without such lines plays exactly as before: the defaults are what every
 SPRT of the search was measured with. Each gene has bounds and a step (about 2-3 Elo
-either way), which is what a games tuner (SPSA, `method = spsa`) moves it by.
+either way), which is what a games tuner (SPSA, `method = spsa`) moves it by. Every
+gene is one row of genchess_core/search_gene_table.py, and only there.
 
 The lines are read by the file's framing (genome_file.py) for every kind alike, and
 each kind writes them back and packs them: `search` for the search, `time_factors`
@@ -22,33 +22,18 @@ for the time manager.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+
+from genchess_core.search_gene_table import GENES, SEARCH, TIME, Gene
 
 from .kinds import GenomeError, quote
 
 PREFIX = "Search "
 
 
-@dataclass(frozen=True)
-class SearchGene:
-    name: str
-    default: int
-    lo: int
-    hi: int
-    step: int
-    part: str               # "search" (the core) or "time_factors" (the time manager)
-
-
-def search_genes() -> dict[str, SearchGene]:
-    """Every search gene by name (the core's tunables, then the time manager's).
-    Loads the compiled core, so only when a genome names one or a tuner asks."""
-    from genchess.timeman import TIME_TUNABLES
-    from genchess_core.searcher import SEARCH_TUNABLES
-    genes = {}
-    for table, part in ((SEARCH_TUNABLES, "search"), (TIME_TUNABLES, "time_factors")):
-        for name, default, lo, hi, step in table:
-            genes[name] = SearchGene(name, default, lo, hi, step, part)
-    return genes
+def search_genes() -> dict[str, Gene]:
+    """Every search gene by name, in the table's order (the search's, then the time
+    manager's); each gene's `part` is the key a genome packs it under."""
+    return {gene.name: gene for gene in GENES}
 
 
 def is_search_line(key: str) -> bool:
@@ -95,7 +80,7 @@ def pack_search(values: dict[str, int], params: dict) -> dict:
     as it always did)."""
     if values:
         genes = search_genes()
-        for part in ("search", "time_factors"):
+        for part in (SEARCH, TIME):
             chosen = {n: v for n, v in values.items() if genes[n].part == part}
             if chosen:
                 params[part] = chosen
