@@ -10,6 +10,13 @@ A pass over the positions takes about half a second, too short for one reading o
 the speed to mean much on a machine doing other work: the bench makes several
 passes, checks that they searched the same tree, and reports the fastest (the one
 least disturbed) with the spread of the others.
+
+Every search mode has a bench of its own, each position searched to the size that
+mode stops at by itself, so that its node count is its code's signature too: the
+iterative search and plain minimax to a depth (minimax to 3 by default: without
+pruning each ply costs some thirty times the last), the budget search a node budget
+per move (which it overshoots by however its passes fall), the GA search a tree of a
+given size. None of them is stopped by a node limit, whose count would say nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +29,10 @@ from genchess.timeman import Limits
 
 DEFAULT_DEPTH = 8
 DEFAULT_RUNS = 5
+MINIMAX_DEPTH = 3           # plain minimax's default bench depth (depth 4 takes 30 times as long)
+# The sizes of the node-budget modes' benches, near the iterative bench's nodes:
+BUDGET_NODES = 20_000       # the budget search's nodes a position (about 750,000 searched in all)
+GA_POOL_NODES = 2_000       # the GA search's tree a position (about 2.6 million evaluations in all)
 
 
 class BenchMismatch(RuntimeError):
@@ -64,20 +75,32 @@ BENCH_POSITIONS = [
 ]
 
 
-def run_pass(engine: Engine, depth: int, out=None) -> tuple[list[int], float]:
-    """Search every bench position to `depth` once: the node count of each, and the
-    seconds the searches took. With `out`, one line per position.
+def bench_limits(engine: Engine, depth: int | None) -> Limits:
+    """What each position is searched with in `engine`'s search mode: `depth` for the
+    modes that have one; for the budget and GA searches no limit at all, so that they
+    end at the size the engine was given (Engine.budget_nodes, Engine.ga_nodes)."""
+    if getattr(engine, "search_mode", "iterative") in ("budget", "ga"):
+        if depth is not None:
+            raise ValueError(f"the {engine.search_mode} search has no depth to stop at")
+        return Limits()
+    return Limits(depth=depth)
+
+
+def run_pass(engine: Engine, depth: int | None, out=None) -> tuple[list[int], float]:
+    """Search every bench position once, to `depth` (bench_limits): the node count of
+    each, and the seconds the searches took. With `out`, one line per position.
 
     The time is the searches' alone: clearing the hash table before each position
     (16 MB by default) is left out, as Stockfish's bench leaves out its clearing,
     so that nodes per second measure the search."""
     nodes = []
     elapsed = 0.0
+    limits = bench_limits(engine, depth)
     for i, fen in enumerate(BENCH_POSITIONS, start=1):
         engine.new_game()
         engine.set_position(fen)
         start = time.perf_counter()
-        result = engine.search(Limits(depth=depth))
+        result = engine.search(limits)
         elapsed += time.perf_counter() - start
         nodes.append(result.nodes)
         if out is not None:
@@ -96,9 +119,9 @@ def nodes_per_second(nodes: int, seconds: float) -> int:
     return nodes * 1000 // milliseconds(seconds)
 
 
-def run_bench(engine: Engine, depth: int = DEFAULT_DEPTH, runs: int = DEFAULT_RUNS,
+def run_bench(engine: Engine, depth: int | None = DEFAULT_DEPTH, runs: int = DEFAULT_RUNS,
               out=print) -> tuple[int, float]:
-    """Search every bench position to `depth`, `runs` times over; print the
+    """Search every bench position to `depth` (None in the budget and GA modes), `runs` times over; print the
     positions (first pass) and the Stockfish-style summary. Return the node count
     (the signature: one pass's, the same in every pass) and the fastest pass's
     seconds. Raise BenchMismatch if two passes searched different trees."""

@@ -148,9 +148,20 @@ def load_genome_or_exit(path, genome_id, prog):
 
 
 def cmd_bench(args):
-    from genchess.bench import DEFAULT_DEPTH, DEFAULT_RUNS, run_bench, run_threads_bench
+    from genchess.bench import (BUDGET_NODES, DEFAULT_DEPTH, DEFAULT_RUNS, GA_POOL_NODES, MINIMAX_DEPTH,
+                                run_bench, run_threads_bench)
     from genchess.engine import Engine
 
+    mode = getattr(args, "search", None) or "iterative"
+    # Each mode's bench searches to the size that mode stops at (genchess.bench): a depth
+    # for the iterative search and minimax, a node count for the budget search and the GA.
+    sized_by_nodes = mode in ("budget", "ga")
+    if sized_by_nodes and args.depth is not None:
+        return _bench_usage(f"the {mode} search has no depth to stop at; give its size with --nodes N")
+    if not sized_by_nodes and args.nodes is not None:
+        return _bench_usage(f"--nodes sizes the budget and GA searches; the {mode} search stops at --depth")
+    if sized_by_nodes and args.threads > 1:
+        return _bench_usage(f"the {mode} search runs on one thread; --threads is for iterative and minimax")
     if args.genome is None and args.genome_id is None:
         # The reference workload: the hand-set genome has every gene on, and the
         # signature must not move when the default genome is replaced by a newer
@@ -159,16 +170,25 @@ def cmd_bench(args):
         genome = hand_set_genome()
     else:
         genome = load_genome_or_exit(args.genome, args.genome_id, "genchess bench")
-    mode = getattr(args, "search", None) or "iterative"
-    if mode in ("budget", "ga"):    # neither has a depth to stop at (Engine._search_mode_for)
-        print(f"genchess bench: the {mode} search has no depth; the bench runs the iterative search",
-              file=sys.stderr)
     engine = Engine(genome, hash_mb=args.hash, search_mode=mode)
-    if args.threads > 1:
-        run_threads_bench(engine, args.threads, args.depth or DEFAULT_DEPTH, args.runs or DEFAULT_RUNS)
+    depth = None
+    if mode == "budget":
+        engine.budget_nodes = args.nodes or BUDGET_NODES
+    elif mode == "ga":
+        engine.ga_nodes = args.nodes or GA_POOL_NODES
+        engine.ga_init_level = getattr(args, "ga_init_level", 1)
     else:
-        run_bench(engine, args.depth or DEFAULT_DEPTH, args.runs or DEFAULT_RUNS)
+        depth = args.depth or (MINIMAX_DEPTH if mode == "minimax" else DEFAULT_DEPTH)
+    if args.threads > 1:
+        run_threads_bench(engine, args.threads, depth, args.runs or DEFAULT_RUNS)
+    else:
+        run_bench(engine, depth, args.runs or DEFAULT_RUNS)
     return 0
+
+
+def _bench_usage(problem: str) -> int:
+    print(f"genchess bench: {problem}", file=sys.stderr)
+    return 2
 
 
 def _positive(text):
@@ -329,10 +349,16 @@ def build_parser():
                                    "Without --genome it uses the hand-set genomes/default.genome "
                                    "(every gene on), whatever the default genome is. The positions "
                                    "are searched several times over; the time and speed reported "
-                                   "are the fastest pass's, with the spread of all of them.")
+                                   "are the fastest pass's, with the spread of all of them. "
+                                   "--search benches another mode, each to the size it stops at "
+                                   "by itself: minimax to a depth, budget and ga to a node count.")
     # The defaults live in genchess.bench (DEFAULT_DEPTH, DEFAULT_RUNS), which this
     # module does not import at start-up: importing it loads the compiled core.
-    p.add_argument("--depth", type=_positive, help="search depth (default 8)")
+    p.add_argument("--depth", type=_positive, help="search depth: iterative (default 8) and minimax "
+                                                   "(default 3)")
+    p.add_argument("--nodes", type=_positive, metavar="N",
+                   help="the node-budget searches' size per position: budget (its nodes a move, "
+                        "default 20000) and ga (its tree, default 2000)")
     p.add_argument("--runs", type=_positive, metavar="N",
                    help="passes over the positions; the fastest gives the speed (default 5)")
     add_engine_options(p, suppress=True, default_genome="the hand-set genomes/default.genome, "

@@ -28,6 +28,7 @@ from genchess_core.searcher import MATE, MATE_THRESHOLD, Searcher
 # gasearch.ga_search for the GA.
 SEARCH_MODES = ("iterative", "budget", "ga", "minimax")
 DEFAULT_NPS = 300_000      # budget mode's speed guess before the first move is measured
+DEFAULT_BUDGET_NODES = 1_000_000   # budget mode's nodes for a `go` without a clock or node count
 
 
 @dataclass
@@ -174,6 +175,7 @@ class Engine(BackgroundSearch):
         self.ga_init_level = 1              # GA mode: root moves (1) or two-ply branches (2)
         self.ga_nodes = DEFAULT_POOL_NODES   # GA mode: node pool size
         self.nps_estimate = DEFAULT_NPS
+        self.budget_nodes = DEFAULT_BUDGET_NODES  # budget mode's nodes when no clock or count says
         self.book = None            # a genchess.book.Book: asked once per move, before searching
         # A ponderhit's time limits and a search's own are set under this lock: a
         # ponderhit can arrive before the search thread has armed its clock, and the
@@ -318,7 +320,7 @@ class Engine(BackgroundSearch):
             elif budget.soft:
                 budget_nodes = budget.soft * self.nps_estimate
             else:
-                budget_nodes = 1e6
+                budget_nodes = float(self.budget_nodes)
         pawn_unit = self.searcher.pawn_unit
         node_limit = max(limits.nodes, 1) if limits.nodes is not None else 0
         multipv = self.multipv

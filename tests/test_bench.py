@@ -215,9 +215,36 @@ def test_bench_command_searches_with_the_mode_asked_for(tmp_path):
     minimax = run_cli(["bench", "--depth", "2", "--runs", "1", "--search", "minimax"], tmp_path)
     assert minimax.returncode == 0, minimax.stderr
     assert parse_summary(minimax.stdout)["nodes"] > quiet_bench(2)[0]      # no pruning: more nodes
-    ga = run_cli(["bench", "--depth", "2", "--runs", "1", "--search", "ga"], tmp_path)
-    assert ga.returncode == 0 and "has no depth; the bench runs the iterative search" in ga.stderr
-    assert parse_summary(ga.stdout)["nodes"] == quiet_bench(2)[0]
+    # Its own default depth, 3: depth 8 without pruning would run for days.
+    default = run_cli(["bench", "--runs", "1", "--search", "minimax"], tmp_path)
+    assert parse_summary(default.stdout)["nodes"] > parse_summary(minimax.stdout)["nodes"]
+
+
+@pytest.mark.parametrize("mode, small, large", [("budget", 2000, 4000), ("ga", 200, 400)])
+def test_the_node_budget_modes_bench_to_their_own_size(tmp_path, mode, small, large):
+    # Each ends where it stops by itself (a budget overshot by its last pass, a GA tree
+    # full), never at a node limit: the count is the mode's signature, the same in every
+    # pass (else the bench would fail), and not a multiple of the size asked for.
+    runs = {n: run_cli(["bench", "--search", mode, "--nodes", str(n), "--runs", "2"], tmp_path)
+            for n in (small, large)}
+    for proc in runs.values():
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    nodes = {n: parse_summary(proc.stdout)["nodes"] for n, proc in runs.items()}
+    assert nodes[small] < nodes[large]
+    assert nodes[small] != small * len(BENCH_POSITIONS)
+    assert nodes[small] not in (quiet_bench(n)[0] for n in (1, 2, 3))     # not the iterative search
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--search", "ga", "--depth", "3"], "the ga search has no depth to stop at; give its size with --nodes N"),
+    (["--search", "budget", "--depth", "3"], "the budget search has no depth to stop at"),
+    (["--nodes", "100"], "--nodes sizes the budget and GA searches; the iterative search stops at --depth"),
+    (["--search", "budget", "--threads", "2"], "the budget search runs on one thread"),
+])
+def test_a_bench_the_mode_cannot_run_is_refused_in_one_line(tmp_path, args, problem):
+    proc = run_cli(["bench", "--runs", "1", *args], tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and problem in proc.stderr, proc.stderr
 
 
 def _bad_genome(tmp_path):
