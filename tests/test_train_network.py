@@ -215,3 +215,36 @@ def test_the_trained_network_plays_the_search_genes_of_the_genome_it_replaces(tm
     with pytest.raises(ConfigError, match="search genes") as refused:
         trainer(write_config(tmp_path / "two", labelled_set, search_genes=str(bad)))
     assert "bad.genome" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_run_on_the_first_chunks_of_a_growing_folder_resumes_on_them(tmp_path, labelled_set, capsys):
+    # The data machine adds chunks to a folder while networks train on it: `chunks = N`
+    # pins a run to the first N, so a chunk landing mid-run neither stops its resume
+    # (without the key the run refuses: "trained on another position set") nor changes it.
+    from genchess.position_sets.position_set import load_positions
+    from genchess.position_sets.records import PackedSet
+    from genchess.train import cli as train_cli
+    whole = load_positions(labelled_set)
+    first, second = whole.split(0.5)
+    folder = tmp_path / "growing"
+    folder.mkdir()
+    first.write(folder / "set-0001.gcpos")
+    alone, pinned = tmp_path / "alone", tmp_path / "pinned"
+    alone.mkdir(), pinned.mkdir()
+    assert trainer(write_config(alone, folder, chunks=1)).run() == 0
+    config = write_config(pinned, folder, chunks=1)
+    assert trainer(config, stop_after=1).run() == 0
+    second.write(folder / "set-0002.gcpos")                    # a chunk lands mid-run
+    assert len(PackedSet.load(folder)) > len(PackedSet.load(folder, 1))
+    assert trainer(config).run() == 0
+    assert epoch_lines(pinned / "net.txt") == epoch_lines(alone / "net.txt")
+    lineage = open_genome(pinned / "net.txt").lineage
+    assert f"set growing ({len(PackedSet.load(folder, 1))} positions of chunks 1-1, " in lineage
+
+    too_many = write_config(tmp_path, folder, chunks=3)              # more than the folder holds
+    line = next(n for n, text in enumerate(too_many.read_text().splitlines(), 1) if text.startswith("chunks"))
+    capsys.readouterr()
+    assert train_cli.main([str(too_many)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"genchess-train: {too_many}:{line}: {folder}: holds 2 chunks, and the first 3 "
+                   f"were asked for\n"), err

@@ -34,7 +34,7 @@ import numpy as np
 from genchess.files import write_atomically
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels, fit_k
-from genchess.position_sets.position_set import PositionSet, load_positions, set_files
+from genchess.position_sets.position_set import PositionSet, load_positions, set_parts
 
 REFERENCE = "evolved.genome"            # the genome K is fitted with (genchess/genomes/)
 WORST = 1.0                             # the loss of a vector no genome can be made of
@@ -49,28 +49,28 @@ def sidecar_path(set_path: str | Path) -> Path:
     return path / "fitted.json" if path.is_dir() else Path(str(set_path) + ".json")
 
 
-def set_key(set_path: str | Path) -> str:
+def set_key(set_path: str | Path, chunks: int | None = None) -> str:
     """What a set's fitted K belongs to: the names and sizes of its files (the folder's
-    chunk files, or the one file), hashed. Adding a chunk or growing a file changes it;
-    reading a subset of the set does not."""
-    path = Path(set_path)
-    files = set_files(path) if path.is_dir() else [path]
+    chunk files, its first `chunks` if given, or the one file), hashed. Adding a chunk or
+    growing a file changes it; reading a subset of the positions does not."""
+    files = set_parts(set_path, chunks)
     listing = "\n".join(f"{f.name} {f.stat().st_size}" for f in files if f.exists())
     return hashlib.sha256(listing.encode()).hexdigest()[:16]
 
 
 def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "result",
-                  wdl: float | None = None) -> Labels:
+                  wdl: float | None = None, chunks: int | None = None) -> Labels:
     """The set's labels with its K (and K_m when it has mentor scores): read from the
     sidecar, or fitted now on `positions` (the whole set, as the trainers pass it) and
-    written there for every later run, keyed by the set's files (set_key)."""
+    written there for every later run, keyed by the set's files (set_key; a folder's
+    first `chunks` if the run reads only those)."""
     path = sidecar_path(set_path)
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         meta = {}
     fitted = meta.setdefault("fitted", {})
-    key = set_key(set_path)
+    key = set_key(set_path, chunks)
     changed = fitted.get("set") != key
     if "set" not in fitted and "k_result" in fitted:
         # A sidecar from before the key: a folder's fit counted its positions, so it

@@ -265,6 +265,25 @@ def set_files(folder: Path) -> list[Path]:
     return sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(SET_SUFFIXES))
 
 
+def set_parts(path: str | Path, chunks: int | None = None) -> list[Path]:
+    """The files a set path stands for: the file itself, or a folder's sets in name order,
+    only the first `chunks` of them if given. A folder the data machine is still growing
+    gains chunks at the end, so its first N stay the same set (a run on them resumes)."""
+    path = Path(path)
+    if not path.is_dir():
+        if chunks is not None:
+            raise PositionSetError(f"{path}: 'chunks' reads the first chunks of a folder, "
+                                   f"and this is one file")
+        return [path]
+    files = set_files(path)
+    if chunks is not None:
+        if len(files) < chunks:
+            raise PositionSetError(f"{path}: holds {len(files)} chunks, and the first {chunks} "
+                                   f"were asked for")
+        files = files[:chunks]
+    return files
+
+
 def load_folder(folder: Path, max_warnings: int | None = None) -> PositionSet:
     """Every set in `folder` as one (a large set is made and kept as chunks, each a
     `genchess positions` run of its own): read in name order, a position that an
@@ -285,4 +304,4 @@ def load_folder(folder: Path, max_warnings: int | None = None) -> PositionSet:
 
 
 __all__ = ["MENTOR_CLAMP_CP", "PositionSet", "PositionSetError", "epd_line", "load_folder", "load_positions",
-           "open_text", "parse_epd_line", "pawn_unit", "position_key", "read_keys"]
+           "open_text", "parse_epd_line", "pawn_unit", "position_key", "read_keys", "set_parts"]

@@ -15,19 +15,20 @@ import hashlib
 import json
 from pathlib import Path
 
-from genchess.position_sets.position_set import set_files
+from genchess.position_sets.position_set import set_parts
 
 
-def makers(path: str | Path) -> list[str]:
-    """`NAME sha256-prefix` of each genome that made the set's files, in the order
-    first met (from the sidecars' recipes; none where a file has no sidecar)."""
+def makers(path: str | Path, chunks: int | None = None) -> list[str]:
+    """`NAME sha256-prefix` of each genome that made the set's files (a folder's first
+    `chunks` if given), in the order first met (from the sidecars' recipes; none where a
+    file has no sidecar)."""
     path = Path(path)
     found: list[str] = []
     folder_recipe = _json(path / "recipe.json") if path.is_dir() else {}
     if folder_recipe:
         found.append(f"{folder_recipe.get('genome', 'a genome')} "
                      f"{str(folder_recipe.get('genome_sha256', ''))[:12]}".strip())
-    for file in set_files(path) if path.is_dir() else [path]:
+    for file in set_parts(path, chunks):
         meta = _json(Path(f"{file}.json"))
         recipe, engine = meta.get("recipe") or {}, (meta.get("engines") or {}).get("genchess") or {}
         name = Path(str(engine.get("genome") or "genome")).name
@@ -58,13 +59,15 @@ def manifest(path: str | Path) -> str | None:
     return None
 
 
-def describe(path: str | Path, positions: int, fingerprint: str) -> str:
+def describe(path: str | Path, positions: int, fingerprint: str, chunks: int | None = None) -> str:
     """`set NAME (N positions, sha256 X; manifest ...; made by GENOME SHA, ...)`:
-    `fingerprint` is the trainer's hash of the records it read."""
-    parts = [f"{positions} positions, records {fingerprint}"]
+    `fingerprint` is the trainer's hash of the records it read (from the first `chunks`
+    of the folder if given: the manifest then lists more chunks than were read)."""
+    parts = [f"{positions} positions" + ("" if chunks is None else f" of chunks 1-{chunks}")
+             + f", records {fingerprint}"]
     listed = manifest(path)
     if listed:
         parts.append(f"manifest {listed}")
-    made = makers(path)
+    made = makers(path, chunks)
     parts.append("made by " + ", ".join(made) if made else "maker unrecorded")
     return f"set {Path(path).name} ({'; '.join(parts)})"

@@ -24,7 +24,7 @@ import numpy as np
 
 from genchess.position_sets import chains, packed
 from genchess.position_sets.epd import PositionSetError
-from genchess.position_sets.position_set import PositionSet, load_positions, position_hashes, set_files
+from genchess.position_sets.position_set import PositionSet, load_positions, position_hashes, set_parts
 
 
 def read_records(path: str | Path) -> np.ndarray:
@@ -47,11 +47,12 @@ def record_hashes(records: np.ndarray, path="records", seed: int = 0) -> np.ndar
     return hashes
 
 
-def load_records(path: str | Path) -> np.ndarray:
-    """A set file or a folder of them (read in name order) as one record array, each
-    position once (its first record kept) and every record checked."""
+def load_records(path: str | Path, chunks: int | None = None) -> np.ndarray:
+    """A set file or a folder of them (read in name order; its first `chunks` if given)
+    as one record array, each position once (its first record kept) and every record
+    checked."""
     path = Path(path)
-    files = set_files(path) if path.is_dir() else [path]
+    files = set_parts(path, chunks)
     if not files:
         raise PositionSetError(f"{path}: a folder with no position set in it")
     parts = [read_records(f) for f in files]
@@ -70,9 +71,9 @@ class PackedSet:
         self.records, self.source = records, source
 
     @classmethod
-    def load(cls, path: str | Path) -> PackedSet:
-        """load_records(path): each position once, every record checked."""
-        return cls(load_records(path), str(path))
+    def load(cls, path: str | Path, chunks: int | None = None) -> PackedSet:
+        """load_records(path, chunks): each position once, every record checked."""
+        return cls(load_records(path, chunks), str(path))
 
     @classmethod
     def from_positions(cls, positions: PositionSet) -> PackedSet:

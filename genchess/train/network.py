@@ -38,6 +38,9 @@ NETWORK_KEYS = [
     Key("run file", "path", "the run's records; <file>_state.npz and <file>_best.genome beside "
         "it; an existing run is resumed", "run_file"),
     *POSITION_KEYS,
+    Key("chunks", "int", "read only the first N sets of a 'positions' folder, in name order: "
+        "a folder the data machine is still growing gains chunks at the end, so the run reads, "
+        "and resumes on, the same positions (default: every set in the folder)", "chunks", 1),
     Key("hidden", "int", "hidden units per side (a multiple of 16, 16 to 1024; 128, 256 and 512 "
         "as the data allows)", "hidden", HIDDEN_RANGE[0], hi=HIDDEN_RANGE[1]),
     Key("activation", "choice", "crelu (clipped to [0, 1]) or screlu (that, squared)", "activation",
@@ -88,6 +91,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     drop_at: float = DEFAULTS.drop_at
     flip_files: bool = DEFAULTS.flip_files
     psqt: bool = DEFAULTS.psqt
+    chunks: int | None = None         # every set in the positions folder
     threads: int | None = None        # every core the process may use
     validation: Path | None = None
     search_genes: Path | None = None  # None: the default genome's
@@ -114,6 +118,13 @@ def check_network(path: Path, values: dict[str, object], lines: dict[str, int]) 
     hidden = values.get("hidden", DEFAULTS.hidden)
     if hidden % 16:
         raise ConfigError(f"{path}:{lines['hidden']}: hidden must be a multiple of 16, not {hidden}")
+    chunks = values.get("chunks")
+    if chunks is not None:
+        from genchess.position_sets.position_set import PositionSetError, set_parts
+        try:
+            set_parts(values["positions"], chunks)
+        except (PositionSetError, OSError) as e:
+            raise ConfigError(f"{path}:{lines['chunks']}: {e}") from None
     check_labels(path, values, lines)
 
 
@@ -129,10 +140,10 @@ class NetworkRun(PositionFitnessRun):
         from genchess.fitness.scoring import fitted_labels
         from genchess.position_sets.records import PackedSet
         cfg = config
-        positions = PackedSet.load(cfg.positions)
+        positions = PackedSet.load(cfg.positions, cfg.chunks)
         validation = None if cfg.validation is None else PackedSet.load(cfg.validation)
         try:
-            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.wdl)
+            self.labels = fitted_labels(cfg.positions, positions, cfg.labels, cfg.wdl, cfg.chunks)
             train, held_out = training_parts(positions, cfg.held_out, self.seed, validation)
             self.trainer = NetworkTrainer(train, held_out, self.labels, cfg.trainer_settings(self.seed),
                                           threads=cfg.threads, progress=progress and not cfg.quiet)
@@ -249,7 +260,7 @@ class NetworkRun(PositionFitnessRun):
         """Which data (and what made it) and how: data made by network n trains n + 1."""
         from genchess.position_sets import provenance
         cfg = self.config
-        return (f"{provenance.describe(cfg.positions, self.set_size, self.set_fingerprint)}, "
+        return (f"{provenance.describe(cfg.positions, self.set_size, self.set_fingerprint, cfg.chunks)}, "
                 f"{self.labels.describe()} labels, {self.trainer.epoch} epochs, batch "
                 f"{cfg.batch_size}, learning rate {cfg.learning_rate:g}, seed {self.seed}, "
                 f"held-out loss {loss:.6f}"
