@@ -18,7 +18,7 @@ from typing import Callable
 from genchess import levels
 from genchess.genome import Genome, hand_set_genome, is_default_genome, levels_genome
 from genchess.genome.search_genes import search_genes
-from genchess.timeman import GuiLag, Limits, allocate
+from genchess.timeman import GuiLag, Limits, SoftScaling, allocate
 from genchess_core import Board, STARTING_FEN
 from genchess_core.gasearch import DEFAULT_POOL_NODES, ga_search
 from genchess_core.searcher import MATE, MATE_THRESHOLD, Searcher
@@ -216,6 +216,11 @@ class Engine(BackgroundSearch):
                 raise ValueError(f"{name} must be from {gene.lo} to {gene.hi}, not {value}")
         self.set_genome(self.genome.copy().with_search({**self.genome.search, **values}))
 
+    def set_feature(self, bit: int, on: bool) -> None:
+        """Turn one of the search's feature bits on or off (a trial's engine option)."""
+        features = self.searcher.features
+        self.searcher.features = features | bit if on else features & ~bit
+
     def set_hash(self, megabytes: int) -> None:
         self.searcher.set_hash(megabytes)
 
@@ -355,12 +360,16 @@ class Engine(BackgroundSearch):
                             level=self.ga_init_level, pool_nodes=self.ga_nodes, on_iteration=report,
                             keep_time_limits=True)
         else:
+            # Only a soft limit planned from a game clock is a guess worth scaling: `go
+            # movetime` and the node and depth limits mean exactly what they say.
+            clocked = mode == "iterative" and limits.is_timed() and limits.movetime is None \
+                and not limits.infinite
             raw = self.searcher.search(
                 board, max_depth=max(limits.depth, 1) if limits.depth is not None
                 else (2 * limits.mate + 1 if limits.mate else 126),
                 node_limit=node_limit, searchmoves=searchmoves, multipv=multipv, mode=mode,
                 budget_nodes=budget_nodes, mate=limits.mate or 0, on_iteration=report,
-                keep_time_limits=True)
+                keep_time_limits=True, soft_scale=SoftScaling(self.time_factors) if clocked else None)
         if reported["nodes"] is not None and raw["nodes"] != reported["nodes"] and raw["depth"]:
             # Stopped inside an iteration (a node limit, the clock, `stop`): the last
             # line again with every node searched, so that a GUI's count is the search's.

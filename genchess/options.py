@@ -16,6 +16,7 @@ from genchess.engine import SEARCH_MODES, Engine
 from genchess.genome import default_genome, open_genome
 from genchess.genome.search_genes import search_genes
 from genchess_core.gasearch import DEFAULT_POOL_NODES
+from genchess_core.searcher import FEATURE_NAMES
 
 DEFAULT_GENOME = "<default>"
 
@@ -49,6 +50,15 @@ SPINS = {
 ELO_RANGE = levels.elo_range()
 if ELO_RANGE is not None:
     SPINS["UCI_Elo"] = Spin(ELO_RANGE[0], *ELO_RANGE)
+
+# Trials: search steps waiting for their SPRT, off by default, each a check option that
+# turns its feature bit on, so that an SPRT plays one build against itself with the
+# option on one side (lab/README.md). A step that passes joins the search's defaults
+# and leaves this table.
+TRIALS = {
+    "Time Scaling": FEATURE_NAMES["time_scaling"],     # the soft limit scaled by the iterations
+    "Quiescence Hash": FEATURE_NAMES["qs_tt"],         # quiescence probes and stores the table
+}
 
 
 def parse_spin(name: str, text: str) -> int:
@@ -100,6 +110,9 @@ class Settings:
             "skill level": "set_skill_level", "uci_limitstrength": "set_limit_strength",
             "uci_elo": "set_uci_elo", "uci_chess960": "set_chess960", "uci_showwdl": "set_show_wdl",
         }.get(name.strip().lower())
+        trial = next((bit for trial, bit in TRIALS.items() if trial.lower() == name.strip().lower()), None)
+        if method is None and trial is not None:
+            return lambda text: self.engine.set_feature(trial, parse_check(name.strip(), text))
         if method is None and self.tune:
             gene = name.strip().lower()
             if gene in search_genes():

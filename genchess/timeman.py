@@ -156,6 +156,55 @@ def allocate(limits: Limits, white_to_move: bool, moves_played: int, mean_game_l
     return TimeBudget(max(soft, 1) / 1000, max(hard, 2) / 1000)
 
 
+class SoftScaling:
+    """How much of its soft limit a clocked search should use, learned iteration by
+    iteration (a trial: the search applies it only under its Time Scaling option).
+
+    The soft limit is a guess made before the search knows anything about the move.
+    After each iteration three signs say whether this move needs less or more:
+    a best move that has stayed the same for several iterations will most likely be
+    played anyway; one that took nearly all of the root's nodes had no rival worth
+    searching; a score that has fallen since the last iterations means the search
+    found trouble and needs time to find a way out. The factors multiply, as in
+    Ethereal, Weiss, Stash and akimbo (their SPRTs: +20 to +57 Elo at short controls);
+    the numbers are the genome's time genes (search_gene_table.py) so that games can
+    tune them. The searcher keeps the product inside the hard limit.
+
+    Shallow iterations say little (every move looks alike, they take a few nodes), so
+    the factor stays 1 until SCALE_FROM_DEPTH."""
+
+    SCALE_FROM_DEPTH = 5
+
+    def __init__(self, factors: dict | None = None):
+        factors = {**TIME_DEFAULTS, **(factors or {})}
+        self.stability_base = factors["tm_stability_base"] / 100
+        self.stability_step = factors["tm_stability_step"] / 100
+        self.stability_max = factors["tm_stability_max"]
+        self.nodes_base = factors["tm_nodes_base"] / 100
+        self.nodes_scale = factors["tm_nodes_scale"] / 100
+        self.drop_scale = factors["tm_drop_scale"] / 100
+        self.drop_max = factors["tm_drop_max"] / 100
+        self.best_move: str | None = None
+        self.stable = 0                 # iterations the best move has stayed the same
+        self.scores: list[float] = []   # each iteration's score, in pawns
+
+    def after_iteration(self, depth: int, best_move: str, best_share: float, score_pawns: float) -> float:
+        """The factor for the soft limit after a completed iteration to `depth` whose
+        best move took `best_share` (0 to 1) of the root's nodes and scored
+        `score_pawns` (clipped: a mate score is not a fall of a thousand pawns)."""
+        self.stable = self.stable + 1 if best_move == self.best_move else 0
+        self.best_move = best_move
+        score = max(-20.0, min(20.0, score_pawns))
+        earlier, self.scores = self.scores[-2:], self.scores + [score]
+        if depth < self.SCALE_FROM_DEPTH:
+            return 1.0
+        stability = self.stability_base - self.stability_step * min(self.stable, self.stability_max)
+        nodes = (self.nodes_base - best_share) * self.nodes_scale
+        drop = (sum(earlier) / len(earlier) - score) if earlier else 0.0
+        falling = 1 + min(max(drop, 0.0) * self.drop_scale, self.drop_max)
+        return max(stability, 0.05) * max(nodes, 0.05) * falling
+
+
 class GuiLag:
     """What the GUI's clock charges each move beyond the engine's own thinking.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
-from genchess.options import DEFAULT_GENOME, ELO_RANGE, SPINS, OptionError, Settings
+from genchess.options import DEFAULT_GENOME, ELO_RANGE, SPINS, OptionError, Settings, TRIALS
 from genchess.timeman import Limits
 from genchess.wdl import material, wdl
 from genchess_core import FenError, MoveError
@@ -148,6 +148,8 @@ class UciProtocol:
         if ELO_RANGE is not None:
             self.send("option name UCI_LimitStrength type check default false")
         self.send("option name Book File type string default <empty>")
+        for name in TRIALS:
+            self.send(f"option name {name} type check default false")
         for name, default, lo, hi in self.settings.tuned_options():
             self.send(f"option name {name} type spin default {default} min {lo} max {hi}")
         self.send("uciok")

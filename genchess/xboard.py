@@ -18,7 +18,7 @@ import signal
 from genchess import __version__
 from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
-from genchess.options import ELO_RANGE, SPINS, OptionError, Settings
+from genchess.options import ELO_RANGE, SPINS, OptionError, Settings, TRIALS
 from genchess.players import castling_sides, read_coordinates
 
 BOOK_DEPTH = SPINS["Book Depth"]
@@ -258,6 +258,7 @@ class XboardProtocol:
             'option="Book File -file "', f'option="Book Depth -spin {BOOK_DEPTH.default} '
             f'{BOOK_DEPTH.lo} {BOOK_DEPTH.hi}"',
             'option="Skill Level -spin {0.default} {0.lo} {0.hi}"'.format(SPINS["Skill Level"]),
+            *(f'option="{name} -check 0"' for name in TRIALS),
         ]
         if ELO_RANGE is not None:    # the names UCI GUIs know, as Fairy-Stockfish offers them in CECP
             features += ['option="UCI_LimitStrength -check 0"',

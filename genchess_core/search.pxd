@@ -37,6 +37,11 @@ cdef enum:
     USE_SINGULAR = 2097152  # singular extensions and multi-cut
     USE_LMR_HISTORY = 4194304  # late-move reductions shrink or grow with the move's history
     USE_IMPROVING = 8388608  # prune and reduce more where the static evaluation is falling
+    # Trials: steps waiting for their SPRT, off by default (not in FEATURES_ALL), each
+    # turned on by its engine option (genchess.options.TRIALS) so that one build plays
+    # both sides of the SPRT.
+    USE_TIME_SCALING = 16777216  # the soft time limit scaled by the last iterations (timeman.SoftScaling)
+    USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
@@ -74,6 +79,9 @@ cdef extern from *:
 
 cdef enum:
     LMR_TABLE_SIZE = 64
+    # Root moves' node counts by from | to << 6: a table needs no reordering when the
+    # root moves are sorted; only the under-promotions share a promotion's slot.
+    ROOT_NODE_SLOTS = 4096
 
 
 # SearchParams, one int per gene of the search: made from the genes' one table
@@ -103,6 +111,8 @@ cdef struct SearchState:
     double spec[4]              # budget mode: just captured, can capture, recapture, default
     Move root_moves[256]
     int root_scores[256]
+    U64 root_nodes[ROOT_NODE_SLOTS]  # nodes this search spent under each root move, by
+                                # its from and to squares (time management's node share)
     int n_root
     Move killers[MAX_PLY][2]
     int history[12][64]

@@ -606,7 +606,7 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
     cdef int i, j, score, best = -INFINITE_SCORE
     cdef int n = s.n_root, t
     cdef Move m
-    cdef U64 start = s.nodes
+    cdef U64 start = s.nodes, before
     s.pv_len[0] = 0
     if s.features & USE_IMPROVING:        # what the nodes two plies down compare with
         s.static_evals[0] = -INFINITE_SCORE if in_check(&s.pos) else evaluate(&s.pos, &s.params)
@@ -614,6 +614,7 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
         s.root_scores[i] = -INFINITE_SCORE
     for i in range(first, n):
         m = s.root_moves[i]
+        before = s.nodes
         s.played_piece[0] = s.pos.board[move_from(m)]
         make_move(&s.pos, m, &u)
         s.played[0] = m
@@ -627,6 +628,7 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
             if score > alpha and not s.stop:
                 score = -negamax(s, depth - 1, -beta, -alpha, 1, True)
         unmake_move(&s.pos, m, &u)
+        s.root_nodes[m & (ROOT_NODE_SLOTS - 1)] += s.nodes - before
         if s.stop:
             break
         s.root_scores[i] = score

@@ -92,6 +92,20 @@ GENES = (
          "this (percent): no new iteration starts after it"),
     Gene("time_hard_ratio", 300, 150, 600, 20, TIME, "a search is stopped at this many times its "
          "target (percent), within the clock's caps"),
+    # The soft limit scaled after each iteration (a trial behind the Time Scaling option,
+    # timeman.SoftScaling): by the product of three factors, never past the hard limit.
+    Gene("tm_stability_base", 130, 80, 250, 6, TIME, "time scaling: the soft limit's factor when the "
+         "best move has just changed (percent)"),
+    Gene("tm_stability_step", 8, 0, 30, 2, TIME, "time scaling: ... less this much for each "
+         "iteration the best move has stayed the same (percent)"),
+    Gene("tm_stability_max", 6, 1, 15, 1, TIME, "time scaling: ... counting at most this many "
+         "iterations"),
+    Gene("tm_nodes_base", 120, 100, 200, 5, TIME, "time scaling: the node factor is (this - the "
+         "best move's share of the root's nodes) ..., both in percent"),
+    Gene("tm_nodes_scale", 200, 50, 400, 10, TIME, "time scaling: ... times this (percent)"),
+    Gene("tm_drop_scale", 60, 0, 200, 6, TIME, "time scaling: this many percent more time per pawn "
+         "the score fell below the mean of the two iterations before ..."),
+    Gene("tm_drop_max", 100, 0, 200, 8, TIME, "time scaling: ... and at most this many percent more"),
 )
 
 GENERATED_PXI = "search_params.pxi"

@@ -25,4 +25,12 @@ cdef class Searcher:
     cdef TT tt
     cdef public double pawn_unit        # internal units per pawn, for centipawn reports
     cdef public double quiescence_cap   # quiescence ends at this many times the depth; 0: never
-    cdef double soft_deadline           # monotonic seconds; 0: none
+    cdef double soft_deadline           # monotonic seconds (the clock's, if set); 0: none
+    cdef double soft_start              # when set_time_limits() last set the limits, same clock
+    cdef double soft_window             # seconds from soft_start to the soft limit; 0: none
+    cdef double hard_window             # ... and to the hard one; 0: none
+    # Tests' simulated clock for the soft limit (a callable returning seconds); None:
+    # the monotonic clock. The hard limit's abort inside an iteration keeps the real one.
+    cdef public object clock
+
+    cdef double now(self) except? -1.0

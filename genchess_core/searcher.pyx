@@ -103,6 +103,7 @@ FEATURE_NAMES = {
     "countermove": USE_COUNTERMOVE, "history_malus": USE_HISTORY_MALUS, "iir": USE_IIR,
     "cont_history": USE_CONT_HISTORY, "singular": USE_SINGULAR,
     "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
+    "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -239,11 +240,17 @@ cdef class Searcher:
         between a `go` and the search thread starting is not lost."""
         self.s.stop = 0
 
+    cdef double now(self) except? -1.0:
+        return monotonic_seconds() if self.clock is None else self.clock()
+
     def set_time_limits(self, soft_time=None, hard_time=None):
         """(Re)set the time limits, in seconds from now, also while searching (ponderhit)."""
-        now = monotonic_seconds()
+        now = self.now()
+        self.soft_start = now
+        self.soft_window = soft_time or 0.0
+        self.hard_window = hard_time or 0.0
         self.soft_deadline = now + soft_time if soft_time else 0.0
-        self.s.deadline = now + hard_time if hard_time else 0.0
+        self.s.deadline = monotonic_seconds() + hard_time if hard_time else 0.0
 
     def progress(self):
         """(nodes of every thread, seldepth) of the running search; safe to call from
@@ -291,6 +298,17 @@ cdef class Searcher:
         for thread in threads:
             thread.join()
 
+
+    def root_share(self, str move):
+        """The share (0 to 1) of the last search's root nodes spent under `move` (UCI),
+        over every iteration so far; 0 for a move not at the root."""
+        cdef U64 total = 0, mine = 0
+        cdef int i
+        for i in range(self.s.n_root):
+            total += self.s.root_nodes[self.s.root_moves[i] & (ROOT_NODE_SLOTS - 1)]
+            if move_to_uci(&self.s.pos, self.s.root_moves[i]) == move:
+                mine = self.s.root_nodes[self.s.root_moves[i] & (ROOT_NODE_SLOTS - 1)]
+        return <double>mine / total if total else 0.0
 
     def hashfull(self):
         return tt_hashfull(&self.tt)
@@ -343,13 +361,18 @@ cdef class Searcher:
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,
                mode="iterative", double budget_nodes=0.0, int mate=0, on_iteration=None,
-               bint keep_time_limits=False, U64 soft_nodes=0):
+               bint keep_time_limits=False, U64 soft_nodes=0, soft_scale=None):
         """Search `board` and return the last complete result as a dict. Call
         clear_stop() first: a pending stop() ends this search at once.
 
         soft_time: start no new iteration after this many seconds; hard_time: abort
         the search then. soft_nodes: start no new iteration once this many nodes are
-        searched (the data machine's limit: no iteration cut short). keep_time_limits: ignore both and keep what set_time_limits()
+        searched (the data machine's limit: no iteration cut short). soft_scale: an
+        object whose after_iteration(depth, best move, its share of the root's nodes,
+        score in pawns) returns a factor for the soft time limit (timeman.SoftScaling),
+        applied under the USE_TIME_SCALING feature and never past the hard limit; only
+        for a search whose soft limit is a guess (a game clock, not `go movetime`).
+        keep_time_limits: ignore both and keep what set_time_limits()
         set (a caller that arms the clock itself, so that a ponderhit landing while
         the search starts is not undone). In budget mode `depth` counts passes and
         the passes together spend about `budget_nodes`. Mode `minimax` is iterative
@@ -374,12 +397,14 @@ cdef class Searcher:
             try:
                 return self.search(board, max_depth, node_limit, soft_time, hard_time,
                                    searchmoves, multipv, mode, budget_nodes, mate, on_iteration,
-                                   keep_time_limits, soft_nodes)
+                                   keep_time_limits, soft_nodes, soft_scale)
             finally:
                 self.features = features
         cdef int n, i, depth, line, score = 0, lines_wanted, previous = 0
-        cdef double start = monotonic_seconds(), budget = budget_nodes
+        cdef double start = monotonic_seconds(), budget = budget_nodes, scale = 1.0, window
+        cdef bint scaling = soft_scale is not None and features & USE_TIME_SCALING
         s.pos = board.pos
+        memset(s.root_nodes, 0, sizeof(s.root_nodes))
         s.nodes = 0
         s.seldepth = 0
         s.aspiration_researches = 0
@@ -439,8 +464,18 @@ cdef class Searcher:
                     break
                 if abs(best_score) > MATE_BOUND and depth >= MATE_SCORE - abs(best_score) + 2:
                     break                     # a mate is proven; deeper search cannot change it
-                if self.soft_deadline > 0 and monotonic_seconds() >= self.soft_deadline:
-                    break
+                if scaling:
+                    scale = soft_scale.after_iteration(depth, lines[0][1][0], self.root_share(lines[0][1][0]),
+                                                       best_score / self.pawn_unit)
+                    result["soft_scale"] = scale
+                if self.soft_deadline > 0:
+                    # The soft limit scaled by what the iterations learned, never past
+                    # the hard one; unscaled, the deadline exactly as it was set.
+                    window = self.soft_window * scale
+                    if self.hard_window > 0 and window > self.hard_window:
+                        window = self.hard_window
+                    if self.now() >= (self.soft_deadline if scale == 1.0 else self.soft_start + window):
+                        break
                 if node_limit and s.nodes >= node_limit:
                     break
                 if soft_nodes and s.nodes >= soft_nodes:

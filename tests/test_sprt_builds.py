@@ -5,6 +5,7 @@ Building two worktrees takes minutes, so these tests check what the script would
 tested on its own.
 """
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +62,21 @@ def test_a_genome_file_for_both_builds(tmp_path):
     assert "default.genome" not in line
 
 
+def test_a_trial_option_on_the_new_side_of_one_build(tmp_path):
+    # A trial is one build against itself with its option on one side: an option word of
+    # the new side's engine spec, which genchess match splits as the shell does.
+    head = rev("HEAD")
+    done = run("HEAD", "HEAD", "--dry-run", "--builds", str(tmp_path), "--new-option", "Time Scaling=true")
+    assert done.returncode == 0, done.stderr
+    words = shlex.split(done.stdout.strip().splitlines()[-1])
+    new, old = words[words.index("match") + 1], words[words.index("match") + 2]
+    assert "Time Scaling=true" in shlex.split(new)
+    assert not any(word.startswith("Time Scaling") for word in shlex.split(old))
+    assert f"name=on-{head[:8]}" in new and f"name=off-{head[:8]}" in old
+
+
 @pytest.mark.parametrize("args, message", [
+    (["HEAD", "HEAD", "--new-option", "Time Scaling"], "expected NAME=VALUE"),
     (["HEAD", "no-such-branch-xyz"], "'no-such-branch-xyz' is not a commit"),
     (["HEAD", "HEAD", "--genome", "no-such.genome"], "cannot read genome file no-such.genome"),
     (["HEAD", "HEAD", "--genome", "README.md"], "README.md"),

@@ -93,7 +93,10 @@ def prepare(commit: str, builds: Path, out=print) -> Path:
 def match_command(old: Path, new: Path, names: tuple[str, str], args, pgn=None, resume=False) -> list[str]:
     genome = args.genome or old / "genchess" / "genomes" / "default.genome"
     side = lambda tree, name: f"uci:{tree / 'genchess-uci'} Genome={genome} name={name}"  # noqa: E731
-    command = [sys.executable, "-m", "genchess", "match", side(new, names[1]), side(old, names[0]),
+    # The new side's engine options: a trial's check option turned on (one build against
+    # itself), quoted because option names have spaces.
+    new_side = " ".join([side(new, names[1]), *(shlex.quote(option) for option in args.new_option)])
+    command = [sys.executable, "-m", "genchess", "match", new_side, side(old, names[0]),
                "--tc", args.tc, "--sprt", f"elo0={args.elo0:g}", f"elo1={args.elo1:g}",
                "--games", str(args.games), "--concurrency", str(args.concurrency)]
     if args.adjudication:
@@ -145,10 +148,16 @@ def main(argv=None) -> int:
     p.add_argument("--builds", type=Path, default=DEFAULT_BUILDS, help=f"worktrees (default {DEFAULT_BUILDS})")
     p.add_argument("--genome", type=Path, metavar="FILE", help="the genome file both builds play "
                    "(default: the old build's hand-set genomes/default.genome)")
+    p.add_argument("--new-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a UCI option of the new side's engine, e.g. 'Time Scaling=true' (a trial "
+                   "turned on: OLD and NEW may then be the same revision); repeatable")
     p.add_argument("--dry-run", action="store_true", help="print the match command, build nothing")
     args = p.parse_args(argv)
     revs = [args.old, args.new, *args.more]
     try:
+        for option in args.new_option:
+            if "=" not in option or not option.partition("=")[0].strip():
+                raise BuildError(f"--new-option {option!r}: expected NAME=VALUE, e.g. 'Time Scaling=true'")
         if len(revs) > 2:
             if args.pgn or not args.pgn_dir:
                 raise BuildError("a chain of steps writes one PGN per pair: give --pgn-dir DIR, not --pgn")
@@ -172,6 +181,8 @@ def main(argv=None) -> int:
     for i in range(1, len(revs)):
         old_commit, new_commit = commits[i - 1], commits[i]
         names = (f"old-{old_commit[:8]}", f"new-{new_commit[:8]}")
+        if args.new_option and old_commit == new_commit:
+            names = (f"off-{old_commit[:8]}", f"on-{new_commit[:8]}")
         if len(revs) > 2:
             pgn = chain_pgn(args.pgn_dir, revs[i])
             resume = args.resume and pgn.exists()

@@ -5,6 +5,7 @@
     python scripts/dev/stress_tc.py --threads 2 --manager fastchess --pgn-dir games/
     python scripts/dev/stress_tc.py --threads 2 --protocol xboard --stockfish 0
     python scripts/dev/stress_tc.py --search budget --player turing
+    python scripts/dev/stress_tc.py --threads 2 --option "Time Scaling=true"  # a trial turned on
     python scripts/dev/stress_tc.py --variant chess960 --selfplay 0 --stockfish 200 --elo 2000
 
 cutechess-cli (or fastchess, --manager) is the referee, with no grace on the clock
@@ -65,7 +66,8 @@ def genchess_argv(args, name: str) -> list[str]:
         extra += ["--log", str(Path(args.log_dir).resolve() / f"{name}.log")]
     # The threads the way a tournament sets them: the protocol's option, not --threads.
     threads = f"option.cores={args.threads}" if args.protocol == "xboard" else f"option.Threads={args.threads}"
-    words = [f"name={name}", f"cmd={command}", f"dir={REPO_ROOT}", f"proto={args.protocol}", threads]
+    words = [f"name={name}", f"cmd={command}", f"dir={REPO_ROOT}", f"proto={args.protocol}", threads,
+             *(f"option.{option}" for option in args.option)]
     if args.manager == "fastchess":
         return words + ["args=" + " ".join(extra)]       # one word; no argument has a space
     return words + [f"arg={a}" for a in extra]
@@ -174,6 +176,8 @@ def main(argv=None) -> int:
     p.add_argument("--openings", help="EPD openings (default: the shipped set; in chess960 all 960 "
                                       "start positions)")
     p.add_argument("--pgn-dir", help="where the PGN files go (default: a new temporary directory)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="an engine option of GenChess in every game, e.g. 'Time Scaling=true' (a trial); repeatable")
     p.add_argument("--log-dir", help="give each GenChess a --log file here (timestamps of every line)")
     p.add_argument("--verbose", action="store_true", help="print every finished game")
     args = p.parse_args(argv)
