@@ -19,8 +19,8 @@ from genchess_core.position cimport (Position, Undo, make_move, unmake_move, mak
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
 from genchess_core.evaluate cimport evaluate, eval_prefetch
-from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_UPPER, BOUND_LOWER,
-                               BOUND_EXACT)
+from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_NONE, BOUND_UPPER,
+                               BOUND_LOWER, BOUND_EXACT)
 from genchess_core.see cimport see
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, quiet_stat,
                                      history_bonus, add_history, continuation, reward_quiet,
@@ -98,13 +98,15 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
 
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     """Captures (every evasion in check) until the position is quiet. Its steps
-    are numbered on their own (Q1-Q6) in the order they run; the `search-elo.md
+    are numbered on their own (Q1-Q8) in the order they run; the `search-elo.md
     step N` beside a step is the row of docs/studies/search-elo.md it was measured as."""
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Undo u
-    cdef int n, i, score, best, stand_pat
-    cdef bint checked
+    cdef int n, i, score, best, stand_pat, orig_alpha = alpha, tt_score = 0, tt_bound = BOUND_NONE
+    cdef bint checked, use_tt = s.features & USE_QS_TT and s.features & USE_TT
+    cdef Move tt_move = MOVE_NONE, best_move = MOVE_NONE
+    cdef TTHit entry
     cdef Position* p = &s.pos
     # Step Q1. Count the node and check for stop. The line it finds is kept (a
     # capture sequence the PV shows, and the GA search's refutation line): a copy at
@@ -130,8 +132,20 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         return evaluate(p, &s.params)
     if insufficient_material(p):
         return DRAW_SCORE
-    # Step Q3. Stand pat, or in check search every evasion: no standing pat in
-    # check, and no evasion is mate.
+    # Step Q3. Transposition table (a trial behind USE_QS_TT): any entry was searched
+    # at least as deep as quiescence, so a bound on the right side of the window cuts
+    # here, as in the main search's step 6; its move is tried first.
+    if use_tt and tt_probe(s.tt, p.key, &entry):
+        tt_move = entry.move
+        tt_bound = entry.bound
+        tt_score = score_from_tt(entry.score, ply)
+        if tt_bound == BOUND_EXACT or (tt_bound == BOUND_LOWER and tt_score >= beta) \
+                or (tt_bound == BOUND_UPPER and tt_score <= alpha):
+            return tt_score
+    # Step Q4. Stand pat, or in check search every evasion: no standing pat in
+    # check, and no evasion is mate. A table bound that says the position is worth
+    # more (a lower bound above the evaluation) or less (an upper bound below it)
+    # is a better stand-pat score than the evaluation.
     checked = in_check(p)
     if checked:
         n = generate_legal(p, moves, GEN_ALL)
@@ -140,23 +154,28 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         best = -INFINITE_SCORE
     else:
         stand_pat = evaluate(p, &s.params)
+        if (tt_bound == BOUND_LOWER and tt_score > stand_pat) \
+                or (tt_bound == BOUND_UPPER and tt_score < stand_pat):
+            stand_pat = tt_score
         if stand_pat >= beta:
+            if use_tt and tt_bound == BOUND_NONE:
+                tt_store(s.tt, p.key, score_to_tt(stand_pat, ply), BOUND_LOWER, 0, MOVE_NONE)
             return stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
         best = stand_pat
         n = generate_legal(p, moves, GEN_CAPTURES)
-    # Step Q4. Move loop, MVV-LVA first.
-    order_moves(s, moves, scores, n, MOVE_NONE, ply, MOVE_NONE, NULL, NULL)
+    # Step Q5. Move loop, the table's move, then MVV-LVA.
+    order_moves(s, moves, scores, n, tt_move, ply, MOVE_NONE, NULL, NULL)
     for i in range(n):
         pick_move(moves, scores, i, n)
-        # Step Q5. SEE pruning: a capture that loses material on its square cannot
+        # Step Q6. SEE pruning: a capture that loses material on its square cannot
         # raise a stand-pat score, except through a tactic (a pin, a discovered
         # attack) that quiescence would not follow anyway. Never in check.
         # (search-elo.md step 1: +43 Elo, SPRT [0,10] 10+0.1, 811 games)
         if not checked and s.features & USE_QS_SEE and see(p, moves[i]) < 0:
             continue
-        # Step Q6. Delta pruning: a capture that would leave the side below alpha
+        # Step Q7. Delta pruning: a capture that would leave the side below alpha
         # even if it won its victim and delta_margin more cannot raise the
         # score. Not in check, not for promotions (they gain a piece besides the
         # victim). The victim counts in the genome's own pawns, the margin in the
@@ -178,9 +197,17 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             best = score
             if score > alpha:
                 alpha = score
+                best_move = moves[i]
                 update_pv(s, ply, moves[i])
                 if score >= beta:
                     break
+    # Step Q8. Transposition table store, at depth 0: below every entry of the main
+    # search, whose own probes never take it for a score (only its move). An entry
+    # of a deeper search for this position is kept, not overwritten.
+    if use_tt and (tt_bound == BOUND_NONE or entry.depth <= 0) and best > -INFINITE_SCORE:
+        tt_store(s.tt, p.key, score_to_tt(best, ply),
+                 BOUND_LOWER if best >= beta else (BOUND_EXACT if best > orig_alpha else BOUND_UPPER),
+                 0, best_move)
     return best
 
 

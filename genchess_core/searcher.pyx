@@ -348,6 +348,21 @@ cdef class Searcher:
         cdef TTEntry* f = &self.tt.entries[other.pos.key & self.tt.mask]
         e.data = f.data
 
+    def quiesce(self, Board board, int alpha=-INFINITE_SCORE, int beta=INFINITE_SCORE):
+        """(score, nodes) of the capture search alone from `board` in the window (alpha,
+        beta), with this searcher's features and table: for tests of quiescence."""
+        cdef SearchState* s = self.s
+        cdef int score
+        s.pos = board.pos
+        s.nodes = 0
+        s.node_limit = 0
+        s.qs_ply_limit = 0
+        s.stop = 0
+        s.deadline = 0.0
+        with nogil:
+            score = quiesce(s, alpha, beta, 0)
+        return score, s.nodes
+
     def store(self, Board board, int score, int depth, int move=MOVE_NONE, int bound=BOUND_EXACT):
         """Put a score for `board` (side to move's view) in the hash table, exact
         unless `bound` says otherwise, as a search to `depth` would: for tests of the
