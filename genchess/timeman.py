@@ -182,6 +182,7 @@ class SoftScaling:
         self.stability_max = factors["tm_stability_max"]
         self.nodes_base = factors["tm_nodes_base"] / 100
         self.nodes_scale = factors["tm_nodes_scale"] / 100
+        self.nodes_min = factors["tm_nodes_min"] / 100
         self.drop_scale = factors["tm_drop_scale"] / 100
         self.drop_max = factors["tm_drop_max"] / 100
         self.best_move: str | None = None
@@ -199,10 +200,10 @@ class SoftScaling:
         if depth < self.SCALE_FROM_DEPTH:
             return 1.0
         stability = self.stability_base - self.stability_step * min(self.stable, self.stability_max)
-        nodes = (self.nodes_base - best_share) * self.nodes_scale
+        nodes = max((self.nodes_base - best_share) * self.nodes_scale, self.nodes_min)
         drop = (sum(earlier) / len(earlier) - score) if earlier else 0.0
         falling = 1 + min(max(drop, 0.0) * self.drop_scale, self.drop_max)
-        return max(stability, 0.05) * max(nodes, 0.05) * falling
+        return max(stability, 0.05) * nodes * falling
 
 
 class GuiLag:

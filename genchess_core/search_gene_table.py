@@ -102,7 +102,8 @@ GENES = (
          "iterations"),
     Gene("tm_nodes_base", 120, 100, 200, 5, TIME, "time scaling: the node factor is (this - the "
          "best move's share of the root's nodes) ..., both in percent"),
-    Gene("tm_nodes_scale", 200, 50, 400, 10, TIME, "time scaling: ... times this (percent)"),
+    Gene("tm_nodes_scale", 200, 50, 400, 10, TIME, "time scaling: ... times this (percent) ..."),
+    Gene("tm_nodes_min", 50, 20, 100, 4, TIME, "time scaling: ... and never below this (percent)"),
     Gene("tm_drop_scale", 60, 0, 200, 6, TIME, "time scaling: this many percent more time per pawn "
          "the score fell below the mean of the two iterations before ..."),
     Gene("tm_drop_max", 100, 0, 200, 8, TIME, "time scaling: ... and at most this many percent more"),

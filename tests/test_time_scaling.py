@@ -10,6 +10,7 @@ hard limits given are far beyond what these searches take on it."""
 
 from __future__ import annotations
 
+import chess
 import pytest
 
 from genchess.engine import Engine
@@ -75,12 +76,14 @@ def test_a_new_best_move_restores_the_full_factor():
     assert changed > settled and scaling.stable == 0
 
 
-def test_a_larger_share_of_the_nodes_lowers_the_factor():
-    low, high = SoftScaling(), SoftScaling()
+def test_a_larger_share_of_the_nodes_lowers_the_factor_down_to_its_floor():
+    low, high, whole = SoftScaling(), SoftScaling(), SoftScaling({"tm_stability_step": 0})
     for depth in range(1, 8):
         a = low.after_iteration(depth, "e2e4", 0.4, 0.3)
-        b = high.after_iteration(depth, "e2e4", 0.95, 0.3)
+        b = high.after_iteration(depth, "e2e4", 0.9, 0.3)
+        c = whole.after_iteration(depth, "e2e4", 1.0, 0.3)
     assert b < a
+    assert c == pytest.approx(TIME_DEFAULTS["tm_stability_base"] / 100 * TIME_DEFAULTS["tm_nodes_min"] / 100)
 
 
 def test_a_falling_score_raises_the_factor_up_to_its_cap():
@@ -191,3 +194,19 @@ def test_the_option_turns_the_trial_on_and_off():
         assert engine.searcher.features & bit
         settings.setter(name)("false")
         assert not engine.searcher.features & bit
+
+
+@pytest.mark.parametrize("mode", ["iterative", "budget", "ga", "minimax"])
+def test_every_search_mode_on_two_threads_plays_legal_moves_with_the_trials_on(mode):
+    engine = Engine(default_genome(), search_mode=mode)
+    settings = Settings(engine)
+    for name in TRIALS:
+        settings.setter(name)("true")
+    engine.set_threads(2)
+    board = chess.Board()
+    for _ in range(6):
+        engine.set_position(board.fen())
+        result = engine.search(Limits(wtime=800, btime=800, winc=10, binc=10))
+        move = chess.Move.from_uci(result.bestmove)
+        assert move in board.legal_moves, (mode, board.fen(), result.bestmove)
+        board.push(move)
