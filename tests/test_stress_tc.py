@@ -15,7 +15,7 @@ stress = load_script("dev/stress_tc.py")
 
 def options(**given) -> argparse.Namespace:
     values = dict(protocol="uci", search="iterative", player=None, log_dir=None, threads=1,
-                  manager="cutechess-cli")
+                  manager="cutechess-cli", option=[])
     return argparse.Namespace(**{**values, **given})
 
 
@@ -28,6 +28,12 @@ def test_the_threads_are_set_by_the_protocols_option():
     assert [w for w in fast if w.startswith("args=")][0].split("=", 1)[1].split()[-3:] == \
         ["uci", "--search", "iterative"]
     assert not [w for w in fast if w.startswith("arg=")]
+
+
+def test_a_trial_option_reaches_every_genchess_under_either_manager():
+    for manager in ("cutechess-cli", "fastchess"):
+        words = stress.genchess_argv(options(manager=manager, option=["Time Scaling=true"]), "A")
+        assert "option.Time Scaling=true" in words, manager
 
 
 def test_two_threads_under_fastchess_keep_their_games(tmp_path):
