@@ -34,6 +34,23 @@ def package_file(*parts: str) -> Path:
     return Path(str(place))
 
 
+def display_path(path: str | os.PathLike) -> str:
+    """How a file is named in what GenChess records (a PGN's Opening tag, a position
+    set's sidecar): a file shipped in the package by its place there
+    (`genchess/data/openings.epd:12` reads the same from every clone and install),
+    any other file relative to the working directory, so that no record carries the
+    folders of the machine that made it."""
+    text = os.fspath(path)
+    absolute = os.path.abspath(text)
+    package = os.path.abspath(str(package_file()))
+    try:
+        if os.path.commonpath([absolute, package]) == package:
+            return "genchess/" + Path(os.path.relpath(absolute, package)).as_posix()
+        return Path(os.path.relpath(absolute)).as_posix() if os.path.isabs(text) else Path(text).as_posix()
+    except ValueError:                  # another drive (Windows): no relative path exists
+        return text
+
+
 def write_some(fd: int, data) -> int:
     """os.write: how GenChess writes its files' bytes (a test's full disk replaces it)."""
     return os.write(fd, data)

@@ -79,7 +79,7 @@ class PositionsError(Exception):
 @pytest.mark.parametrize("sent, why", [
     (b'{"value": 1}', "a bytes came back"),
     ({"value": 1}, "a dict came back"),
-    ('{"value": {"object": "system", "fields": {"command": "touch /tmp/x"}}}', "'system' is none"),
+    ('{"value": {"object": "system", "fields": {"command": "touch marker"}}}', "'system' is none"),
     ('{"value": {"object": "GameJob", "fields": {"__class__": 1}}}', "no field '__class__'"),
     ('{"value": {"array": [1], "dtype": "object"}}', "an array of 'object'"),
     ('{"value": 1, "error": {}}', "neither a value nor an error"),

@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import shlex
 import shutil
 import sys
@@ -31,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 from genchess.console import quoted, shortened, whole_number
-from genchess.files import AppendFile, package_file, write_atomically
+from genchess.files import AppendFile, display_path, package_file, write_atomically
 from genchess.position_sets.epd import (GAME_LABEL, MENTOR_CLAMP_CP, PACKED_SUFFIXES, PositionSetError, epd_line,
                                   read_keys)
 
@@ -49,10 +50,20 @@ class UsageError(Exception):
 
 def shipped_openings_name(path: str | None) -> str | None:
     """SHIPPED_OPENINGS for the shipped openings file wherever it is (any clone's or
-    install's genchess/data/openings.epd), else the path as given."""
+    install's genchess/data/openings.epd), else the path relative to the working
+    directory (files.display_path): a recipe names no folder of the machine."""
     if path is not None and (path == SHIPPED_OPENINGS or path.replace("\\", "/").endswith("/" + SHIPPED_OPENINGS)):
         return SHIPPED_OPENINGS
-    return path
+    return None if path is None else display_path(path)
+
+
+def command_text(argv: list[str]) -> str:
+    """The command as the sidecar records it: `genchess` and its arguments, an absolute
+    path among them written as files.display_path writes it."""
+    def named(arg: str) -> str:
+        option, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        return option + eq + display_path(value) if os.path.isabs(value) else arg
+    return shlex.join(["genchess"] + [named(arg) for arg in argv])
 
 
 def parse_mentor(text: str) -> tuple[str, str, int]:
@@ -167,7 +178,7 @@ class PositionsRun:
                 raise UsageError(str(e)) from None
             except OSError as e:
                 raise UsageError(f"cannot read genome file {path}: {e.strerror}") from None
-            name = str(path)
+            name = display_path(path) if os.path.isfile(path) else str(path)
         text = io.StringIO()
         write_genome(genome, text)
         return path, text.getvalue(), name
@@ -500,7 +511,7 @@ class PositionsRun:
                         + ("; ce the mentor's score in centipawns from the SIDE TO MOVE's view "
                            "(EPD's convention)" if args.mentor else ""))
                        + (f", mates and beyond clamped to +-{MENTOR_CLAMP_CP}" if args.mentor else "")),
-            "command": shlex.join(["genchess"] + sys.argv[1:]) if sys.argv else "",
+            "command": command_text(sys.argv[1:]) if sys.argv else "",
             "recipe": self.recipe,
             "engines": engines,
             "resolution": {"by": f"GenChess {genchess.__version__} quiescence search",

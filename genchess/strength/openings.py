@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from genchess.console import quoted, shortened
+from genchess.files import display_path
 from genchess_core import STARTING_FEN, Board, FenError, MoveError
 
 DEFAULT_PLIES = 8           # plies taken from each PGN game
@@ -41,7 +42,7 @@ class OpeningError(ValueError):
 class Opening:
     fen: str                        # where the game starts
     moves: tuple[str, ...] = ()     # then these moves
-    source: str = ""                # file:line, for the PGN's Opening tag
+    source: str = ""                # file:line (files.display_path), for the PGN's Opening tag
     chess960: bool = False          # played by Chess960's rules (castling written king-takes-rook)
 
     @property
@@ -123,7 +124,10 @@ def chess960_openings(count: int, seed: int = 0) -> list[Opening]:
             for n in chess960_numbers(count, seed)]
 
 
-def _checked(fen: str, moves: list[str], where: str, chess960: bool = False) -> Opening:
+def _checked(fen: str, moves: list[str], where: str, chess960: bool = False,
+             source: str | None = None) -> Opening:
+    """The opening, or OpeningError at `where` (the file as the user named it); `source`
+    is what the PGN records (files.display_path's name), `where` if not given."""
     try:
         board = Board(fen, chess960=chess960)
     except FenError as e:
@@ -141,7 +145,7 @@ def _checked(fen: str, moves: list[str], where: str, chess960: bool = False) -> 
     if not chess960 and needs_chess960(start):
         raise OpeningError(f"{where}: a Chess960 position (castling rights {start.split()[2]} with "
                            f"the king or a rook off its standard square): give variant chess960")
-    return Opening(start, tuple(written), where, chess960)
+    return Opening(start, tuple(written), source or where, chess960)
 
 
 def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
@@ -153,6 +157,7 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
     `on_error` is handed to it (`file:line: problem`) and skipped; a file that
     cannot be read, or has no good opening, always raises."""
     path = Path(path)
+    name = display_path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -162,7 +167,7 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
     except OSError as e:
         raise OpeningError(f"{path}: cannot read: {e.strerror}") from None
     if path.suffix.lower() == ".pgn":
-        openings = _read_pgn(path, text, plies, on_error, chess960)
+        openings = _read_pgn(path, text, plies, on_error, chess960, name)
     else:
         openings = []
         for n, line in enumerate(text.splitlines(), start=1):
@@ -177,9 +182,10 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
                         raise OpeningError(f"{where}: expected an EPD position (4 fields), got {line[:60]!r}")
                     counters = fields[4:6] if len(fields) >= 6 and all(f.isdigit() for f in fields[4:6]) \
                         else ["0", "1"]
-                    openings.append(_checked(" ".join(fields[:4] + counters), [], where, chess960))
+                    openings.append(_checked(" ".join(fields[:4] + counters), [], where, chess960,
+                                             f"{name}:{n}"))
                 else:
-                    openings.append(_checked(STARTING_FEN, line.split(), where, chess960))
+                    openings.append(_checked(STARTING_FEN, line.split(), where, chess960, f"{name}:{n}"))
             except OpeningError as e:
                 if on_error is None:
                     raise
@@ -190,7 +196,8 @@ def read_openings(path: str | Path, plies: int = DEFAULT_PLIES,
 
 
 def _read_pgn(path: Path, text: str, plies: int,
-              on_error: Callable[[str], None] | None = None, chess960: bool = False) -> list[Opening]:
+              on_error: Callable[[str], None] | None = None, chess960: bool = False,
+              name: str | None = None) -> list[Opening]:
     import io
 
     import chess.pgn
@@ -209,7 +216,8 @@ def _read_pgn(path: Path, text: str, plies: int,
             if game.errors:
                 raise OpeningError(f"{where}: game {number}: {shortened(str(game.errors[0]))}")
             moves = [move.uci() for move in list(game.mainline_moves())[:plies]]
-            openings.append(_checked(game.board().fen(), moves, where, chess960))
+            openings.append(_checked(game.board().fen(), moves, where, chess960,
+                                     f"{name or path}:{offset_line}"))
         except OpeningError as e:
             if on_error is None:
                 raise
