@@ -177,8 +177,13 @@ def one_line_problem(message: str, where: str | None) -> str | None:
     return None
 
 
+_heard: list[str] | None = None     # Reader.messages: every message checked, in order
+
+
 def expect_message(message: str, where: str | None = None) -> None:
     """Failure unless `message` is one clear line (naming `where` if given)."""
+    if _heard is not None:
+        _heard.append(message)
     problem = one_line_problem(message, where)
     if problem:
         raise Failure(f"{problem}: {message[:300]!r}", f"message: {problem.split(' of ')[0]}")
@@ -217,6 +222,17 @@ class Reader:
             expect_message(str(e), where)
         except (Exception, RecursionError) as e:
             raise unexpected(e) from None
+
+    def messages(self, data, workdir: Path) -> list[str]:
+        """check(), and every error or warning the reader gave on the way (each one
+        clear line, or Failure): what a case that names its error asserts on."""
+        global _heard
+        _heard = []
+        try:
+            self.check(data, workdir)
+            return _heard
+        finally:
+            _heard = None
 
 
 # ------------------------------------------------------------------ the readers

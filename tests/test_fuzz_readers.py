@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import pickle
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -50,8 +51,18 @@ def test_the_property_catches_what_it_should(tmp_path):
 HUGE = "9" * 5000       # more digits than int() converts
 
 
-def check(name: str, data, tmp_path) -> None:
-    READERS[name].check(data.encode() if READERS[name].suffix and isinstance(data, str) else data, tmp_path)
+def check(name: str, data, tmp_path) -> list[str]:
+    """The reader's property on `data`, and every error or warning it gave."""
+    reader = READERS[name]
+    return reader.messages(data.encode() if reader.suffix and isinstance(data, str) else data, tmp_path)
+
+
+def refused(name: str, data, tmp_path, why: str) -> None:
+    """The reader keeps its property on `data` and refuses it for the reason the case
+    is named for (`why`, a regular expression), not for another or not at all."""
+    messages = check(name, data, tmp_path)
+    assert any(re.search(why, message) for message in messages), \
+        f"{name}: expected an error matching {why!r}, got {[m[:200] for m in messages]}"
 
 
 def test_an_army_no_game_can_reach_is_refused_before_its_moves_overrun_the_move_list():
@@ -65,44 +76,50 @@ def test_an_army_no_game_can_reach_is_refused_before_its_moves_overrun_the_move_
     assert len(Board("R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1").legal_moves()) == 218
 
 
-@pytest.mark.parametrize("name, data", [
-    ("moves", "e" + HUGE),                                      # a move of 5001 characters
-    ("fen", f"rnbqkbnr/pp{HUGE}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-    ("fen", f"4k3/8/8/8/8/8/8/4K3 w {'K' * 3000} - 0 1"),
-    ("time-control", f"st={HUGE}"),
-    ("openings", f"rnbqkbnr/pp{HUGE}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n"),
-    ("openings-pgn", f'[Event "x"]\n[FEN "4k3/8/8/8/8/8/4P3/{HUGE}"]\n[Result "1-0"]\n\n1-0\n'),
-    ("pgn-positions", f'[Event "x"]\n[FEN "4k3/8/8/8/8/8/4P3/{HUGE}"]\n[Result "1-0"]\n\n1-0\n'),
-    ("pgn-positions", f'[Event "x"]\n[Result "1{HUGE}"]\n\n1. e4 e5 1-0\n'),
+# Each runaway shown cut: the message quotes the start of it and "...".
+@pytest.mark.parametrize("name, data, why", [
+    ("moves", "e" + HUGE, r"malformed move 'e9+\.\.\.'"),          # a move of 5001 characters
+    ("fen", f"rnbqkbnr/pp{HUGE}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", r"invalid FEN .*piece placement"),
+    ("fen", f"4k3/8/8/8/8/8/8/4K3 w {'K' * 3000} - 0 1", r"invalid FEN .*castling rights: 'K' rep"),
+    ("time-control", f"st={HUGE}", r"'9+\.\.\.' is not a number of seconds"),
+    ("openings", f"rnbqkbnr/pp{HUGE}/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n",
+     r"input\.epd:1: invalid FEN 'rnbqkbnr/pp9+"),
+    ("openings-pgn", f'[Event "x"]\n[FEN "4k3/8/8/8/8/8/4P3/{HUGE}"]\n[Result "1-0"]\n\n1-0\n',
+     r"input\.pgn:1: game 1: invalid character in position part of fen"),
+    ("pgn-positions", f'[Event "x"]\n[FEN "4k3/8/8/8/8/8/4P3/{HUGE}"]\n[Result "1-0"]\n\n1-0\n',
+     r"^invalid character in position part of fen"),
+    ("pgn-positions", f'[Event "x"]\n[Result "1{HUGE}"]\n\n1. e4 e5 1-0\n', r"no result \(Result '19+\.\.\.'\)"),
     ("pgn-resume", f'[Event "GenChess match"]\n[Round "{HUGE}"]\n[White "GenChess"]\n'
-                   f'[Black "Baseline"]\n[Result "1-0"]\n\n1-0\n'),
-    ("trainer-config", f"method = evolve\nsigma = {HUGE}\n"),
-    ("gauntlet-config", f"games = {HUGE}\n"),
-    # A number int() reads but no bound admits (found by the fuzzer): shown cut.
-    ("genome", (GENOMES / "material.genome").read_text().replace("\nEND", f"\nSearch rfp_margin: {'9' * 1000}\nEND")),
+                   f'[Black "Baseline"]\n[Result "1-0"]\n\n1-0\n', r"game 1: Round '9+\.\.\.' is not 'pair\.game'"),
+    ("trainer-config", f"method = evolve\nsigma = {HUGE}\n", r"input\.cfg:2: sigma: expected a finite number"),
+    ("gauntlet-config", f"games = {HUGE}\n", r"input\.cfg:1: games: expected a whole number"),
+    # A number int() reads but no bound admits (found by the fuzzer).
+    ("genome", (GENOMES / "material.genome").read_text().replace("\nEND", f"\nSearch rfp_margin: {'9' * 1000}\nEND"),
+     r"search gene rfp_margin: '9+\.\.\.' is outside 30 to 250"),
 ])
-def test_a_runaway_input_gets_a_short_message(name, data, tmp_path):
-    check(name, data, tmp_path)
+def test_a_runaway_input_gets_a_short_message(name, data, why, tmp_path):
+    refused(name, data, tmp_path, why)
 
 
-@pytest.mark.parametrize("name, data", [
-    ("genome", f"ID: {HUGE}\nKind: material\nEND\n"),
-    ("genome", (GENOMES / "material.genome").read_text() + f"Still Alive: 0 : 1 {HUGE}\n"),
-    ("player-spec", f"genetic:pool.txt:{HUGE}"),
-    ("engine-spec", f"genchess hash={HUGE}"),
-    ("engine-spec", "genchess hash=\u00b2"),            # str.isdigit() is True, int() refuses it
-    ("engine-spec", "genchess threads=\u00b2"),
-    ("time-control", "nodes=\u00b2"),
-    ("time-control", "\u00b2/60+1"),
-    ("adjudication", "movecount=\u00b2 score=400 |"),
-    ("adjudication", f"| movenumber=1 movecount={HUGE} score=2"),
-    ("mentor", "depth=\u00b2"),
-    ("engine-spec", "xboard:./fairy\x00max"),              # a NUL in a path: os.access() raised
+@pytest.mark.parametrize("name, data, why", [
+    ("genome", f"ID: {HUGE}\nKind: material\nEND\n", r"input\.genome:1: ID must be a non-negative integer"),
+    ("genome", (GENOMES / "material.genome").read_text() + f"Still Alive: 0 : 1 {HUGE}\n",
+     r"expected 'Still Alive: <pool> : <id> <id> \.\.\.', got '0 : 1 9+\.\.\.'"),
+    ("player-spec", f"genetic:pool.txt:{HUGE}", r"genome ID '9+\.\.\.' is too large"),
+    ("engine-spec", f"genchess hash={HUGE}", r"hash must be a whole number of MB, not '9+\.\.\.'"),
+    ("engine-spec", "genchess hash=\u00b2", "hash must be a whole number of MB, not '\u00b2'"),  # isdigit(), not int()
+    ("engine-spec", "genchess threads=\u00b2", "threads must be a whole number of at least 1, not '\u00b2'"),
+    ("time-control", "nodes=\u00b2", "time control 'nodes=\u00b2': nodes must be a whole number"),
+    ("time-control", "\u00b2/60+1", "moves per period must be a whole number"),
+    ("adjudication", "movecount=\u00b2 score=400 |", "--resign: movecount must be a whole number of at least 1, not '\u00b2'"),
+    ("adjudication", f"| movenumber=1 movecount={HUGE} score=2", r"--draw: movecount must be a whole number .*'9+\.\.\.'"),
+    ("mentor", "depth=\u00b2", "expected depth=N or nodes=N .*not 'depth=\u00b2'"),
+    ("engine-spec", "xboard:./fairy\x00max", r"command '\./fairy\\x00max' not found"),  # os.access() raised on the NUL
 ])
-def test_digits_int_cannot_read_are_an_error_of_the_reader(name, data, tmp_path):
+def test_digits_int_cannot_read_are_an_error_of_the_reader(name, data, why, tmp_path):
     """int() refuses more than 4300 digits, and digits such as the superscript two
     that str.isdigit() lets through: a raw ValueError until these readers checked."""
-    check(name, data, tmp_path)
+    refused(name, data, tmp_path, why)
 
 
 def test_a_number_with_too_many_digits_in_a_config_says_so(tmp_path):
@@ -116,9 +133,13 @@ def test_a_number_with_too_many_digits_in_a_config_says_so(tmp_path):
 
 
 def test_a_games_file_that_is_not_text_or_holds_odd_numbers(tmp_path):
-    check("games-file", b"\xfe\xa3[Event \"x\"]\n", tmp_path)
-    check("games-file", '[White "genome \u00b2"]\n[Black "genome 3"]\n[Result "1-0"]\n'
-                        '[Round "\u00b2"]\n\n1. e4 1-0\n', tmp_path)
+    from genchess.train.records import read_games_file
+    refused("games-file", b"\xfe\xa3[Event \"x\"]\n", tmp_path, r"input\.txt: not a UTF-8 text file")
+    odd = '[White "genome \u00b2"]\n[Black "genome 3"]\n[Result "1-0"]\n[Round "\u00b2"]\n\n1. e4 1-0\n'
+    assert check("games-file", odd, tmp_path) == []
+    # Read, with the superscript two not taken for a number.
+    (game,), torn = read_games_file(tmp_path / "input.txt")
+    assert torn is None and game.get_int("Round") is None and game.headers["Black"] == "genome 3"
 
 
 def test_a_null_move_in_a_pgn_is_a_problem_of_that_game_not_a_move_to_play(tmp_path):
@@ -127,7 +148,7 @@ def test_a_null_move_in_a_pgn_is_a_problem_of_that_game_not_a_move_to_play(tmp_p
     path.write_text('[Event "x"]\n[Result "1-0"]\n\n1. e4 -- 2. d4 1-0\n')
     (where, problem), = read_pgn_games(path)
     assert problem == "a null move (--) at ply 2", problem
-    check("pgn-positions", path.read_bytes(), tmp_path)
+    refused("pgn-positions", path.read_bytes(), tmp_path, r"^a null move \(--\) at ply 2$")
 
 
 @pytest.mark.parametrize("data", [
@@ -144,23 +165,24 @@ def test_a_damaged_state_file_is_a_config_error_naming_it(data, tmp_path):
     path.write_bytes(data)
     with pytest.raises(ConfigError, match="run_state.pickle"):
         read_state(path, ("iteration", "numbers"))
-    check("state-file", data, tmp_path)
+    refused("state-file", data, tmp_path, "input.pickle")
 
 
 def test_a_damaged_position_set_line_gets_a_short_warning(tmp_path):
-    check("epd", f'4k3/8/8/8/8/8/4P3/4K3 w - - c9 "1{HUGE}";\n'
-                 f'4k3/8/8/8/8/8/4P3/4K3 w - - c9 "1-0"; ce {HUGE};\n', tmp_path)
+    data = f'4k3/8/8/8/8/8/4P3/4K3 w - - c9 "1{HUGE}";\n4k3/8/8/8/8/8/4P3/4K3 w - - c9 "1-0"; ce {HUGE};\n'
+    refused("epd", data, tmp_path, r"input\.epd:1: c9 '19+\.\.\.' is not 1-0, 1/2-1/2 or 0-1")
+    refused("epd", data, tmp_path, r"input\.epd:2: ce '9+\.\.\.' is not a whole number of centipawns")
 
 
-@pytest.mark.parametrize("offset, byte", [
-    (3310, 188),        # a text cell that is not UTF-8: sqlite3 raised UnicodeDecodeError
-    (3558, 11),         # a schema with a vertical tab: SQLite's message ran over two lines
+@pytest.mark.parametrize("offset, byte, why", [
+    (3310, 188, "can't decode byte 0xbc"),   # a text cell that is not UTF-8: sqlite3 raised UnicodeDecodeError
+    (3558, 11, "malformed database schema"),  # a schema with a vertical tab: SQLite's message ran over two lines
 ])
-def test_a_damaged_chromosome_database_is_a_genome_error(offset, byte, tmp_path):
+def test_a_damaged_chromosome_database_is_a_genome_error(offset, byte, why, tmp_path):
     from fuzz_readers import database_sample
     data = bytearray(database_sample())
     data[offset] = byte
-    check("chromosome-db", bytes(data), tmp_path)
+    refused("chromosome-db", bytes(data), tmp_path, r"input\.db: damaged or unreadable SQLite database \(.*" + why)
 
 
 @pytest.mark.parametrize("piece, squares, problem", [
@@ -179,7 +201,7 @@ def test_a_packed_set_holds_only_what_a_fen_could_say(piece, squares, problem, t
     positions.write(tmp_path / "set.gcpos")
     with pytest.raises(PositionSetError, match=f"set.gcpos: record 1 .*{problem}"):
         load_positions(tmp_path / "set.gcpos")
-    check("packed", (tmp_path / "set.gcpos").read_bytes(), tmp_path)
+    refused("packed", (tmp_path / "set.gcpos").read_bytes(), tmp_path, f"input.gcpos: record 1 .*{problem}")
 
 
 def test_found_in_the_long_run_a_table_number_a_gene_key_and_a_players_name(tmp_path):
@@ -187,8 +209,10 @@ def test_found_in_the_long_run_a_table_number_a_gene_key_and_a_players_name(tmp_
     key of 5000 characters quoted whole, and a resumed match's White with a vertical
     tab (the message broke in two)."""
     pvt = (GENOMES / "pvt-textbook.genome").read_text()
-    check("genome", pvt.replace("  50   50   50", f"  {HUGE}   50   50", 1), tmp_path)
+    refused("genome", pvt.replace("  50   50   50", f"  {HUGE}   50   50", 1), tmp_path,
+            r"input\.genome:13: PVT genome: a table row: values beyond \+-10000 centipawns")
     genetic = (GENOMES / "default.genome").read_text()
-    check("genome", genetic.replace("Speculation Constant", "Speculation Constant" + "x" * 5000, 1), tmp_path)
-    check("pgn-resume", '[Event "GenChess match"]\n[Round "1.1"]\n[White "\x0bnew"]\n[Black "old"]\n'
-                        '[Result "1-0"]\n\n1-0\n', tmp_path)
+    refused("genome", genetic.replace("Speculation Constant", "Speculation Constant" + "x" * 5000, 1), tmp_path,
+            r"unknown key 'Speculation Constantx+\.\.\.'")
+    refused("pgn-resume", '[Event "GenChess match"]\n[Round "1.1"]\n[White "\x0bnew"]\n[Black "old"]\n'
+                          '[Result "1-0"]\n\n1-0\n', tmp_path, r"game 1: new - old, but this match plays")
