@@ -7,11 +7,13 @@ processes on the loopback, made hostile by code run in it, sending back pickles
 that would write a marker file if opened in the trainer's process, by every path
 dask has for them: a task's value, a task's error, the type of a task's value and
 a warning. Nothing runs: the marker stays absent, the trainer names the worker,
-plays its game again on the other one and carries on.
+plays its game again on the other one and carries on. The control: an ordinary
+client asked for the same game runs the payload by every one of those paths.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -198,3 +200,31 @@ def test_a_hostile_worker_runs_nothing_on_the_trainer_which_plays_its_game_elsew
         assert all(line.startswith(f"Refused game 1-2 of round 1 from {hostile}: ")
                    and line.endswith("; playing it again") for line in refusals), refusals
         assert "Traceback" not in "\n".join(lines)
+
+
+@pytest.mark.parametrize("path", sorted(HOSTILE))
+def test_without_the_guard_the_same_hostile_worker_does_run_code_here(cluster, tmp_path, path):
+    """The control of the test above: an ordinary dask client (pickles allowed, no
+    guarded loop) asked for the same game opens what the hostile worker sends by
+    each path, and the marker is written. So the payload works and each path reaches
+    the client; the marker's absence above is the guard's doing."""
+    import time
+    marker = tmp_path / "marker"
+    with cluster.client() as client:
+        hostile, _ = sorted(client.scheduler_info()["workers"])
+        client.run(exec, HOSTILE[path], {"PAYLOAD": payload(marker)}, workers=[hostile])
+        try:
+            future = client.submit(plain.on_worker, play_job, fixed_depth_job(), workers=[hostile], pure=False)
+            # A type or a warning is opened as it arrives, a value when it is fetched, an
+            # error as the task fails (the client then never settles the future: poll).
+            deadline = time.monotonic() + 60
+            while not marker.exists() and time.monotonic() < deadline:
+                if future.done():
+                    with contextlib.suppress(Exception):
+                        future.result(10)
+                time.sleep(0.1)
+            future.cancel()
+        finally:
+            client.run(exec, HONEST, {}, workers=[hostile])
+    assert marker.exists() and marker.read_text() == "ran", \
+        f"an unguarded client did not run the {path} payload: the test above shows nothing by it"
