@@ -5,7 +5,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 
 from genchess.genome import Genome, load_genome
 from genchess.match import GameRecord
@@ -74,37 +73,56 @@ def test_no_promotion_on_h0_or_without_a_decision(tmp_path):
 
 
 WRITER = """
-import random, sys
+import os, random, sys, time
+import genchess.files as files
 from genchess.genome import Genome
 from genchess.train.champion import champion_text, write_atomically
 from pathlib import Path
 rng = random.Random(0)
 genomes = [Genome.random(rng, 1), Genome.random(rng, 2)]
-path = Path(sys.argv[1])
-print("ready", flush=True)
-i = 0
-while True:
-    g = genomes[i % 2]
-    write_atomically(path, champion_text(g, ["match record " + "x" * 5000] * 20))
-    i += 1
+path, whole, cut = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+at = {"write": 0, "bytes": 0}
+honest = files.write_some
+
+def write_some(fd, data):
+    # 1000 bytes a call, and the write after `whole` whole ones stops `cut` bytes in
+    # and says so: the kill lands between two write() calls of one champion.
+    if at["write"] == whole and at["bytes"] >= cut:
+        print("mid-write", flush=True)
+        time.sleep(120)
+    done = honest(fd, data[:1000])
+    at["bytes"] += done
+    return done
+
+files.write_some = write_some
+for i in range(whole + 1):
+    at["write"], at["bytes"] = i, 0
+    write_atomically(path, champion_text(genomes[i % 2], ["match record " + "x" * 5000] * 20))
 """
 
 
 def test_kill_9_during_promotion_leaves_a_whole_champion(tmp_path):
     path = tmp_path / "pool.txt_champion.genome"
+    partial = tmp_path / "pool.txt_champion.genome.tmp"
     rng = random.Random(2)
-    seen = set()
-    for attempt in range(6):
+    for attempt in range(4):
+        whole, cut = rng.randint(1, 4), 1000 * rng.randint(1, 60)
         # From tmp_path: the repository root would put the uncompiled source tree first.
-        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE,
-                                 cwd=tmp_path)
-        child.stdout.readline()
-        time.sleep(0.05 + rng.random() * 0.2)
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-        genome = load_genome(str(path))            # whole, whichever it is
-        assert genome.id in (1, 2)
-        seen.add(genome.id)
+        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(whole), str(cut)],
+                                 stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+        try:
+            said = child.stdout.readline()
+            child.send_signal(signal.SIGKILL)
+        finally:
+            child.kill()
+            child.wait()
+        assert said == "mid-write\n", f"the writer ended before its cut write ({child.returncode})"
+        assert child.returncode == -signal.SIGKILL
+        # The kill landed mid-write: the new champion is on disk in part only...
+        assert partial.stat().st_size == cut and cut < path.stat().st_size
+        # ...and the champion is the last one written whole, whole.
+        genome = load_genome(str(path))
+        assert genome.id == 1 + (whole - 1) % 2, (whole, genome.id)
 
 
 def test_write_atomically_replaces(tmp_path):
