@@ -7,7 +7,7 @@ polynomials in the material left on the board, so that a pawn up in a rook endin
 pawn up with all the pieces on read as the different things they are. Its chance to lose
 is the same curve at -s, and the rest is the draw.
 
-The numbers are fitted to GenChess's own games (scripts/fit_wdl.py, which writes
+The numbers are fitted to GenChess's own games (scripts/maintenance/fit_wdl.py, which writes
 genchess/data/wdl.json and draws the fit and its check on held-out games:
 docs/wdl.md). Reading them costs one small file, once, when the option is first
 turned on.

@@ -1,12 +1,38 @@
 """Win/draw/loss chances (genchess.wdl) and UCI_ShowWDL."""
 
+import json
+from pathlib import Path
+
 import chess
 import chess.engine
+import numpy as np
 import pytest
 
 from genchess import wdl as model
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+FIT = json.loads((Path(__file__).resolve().parents[1] / "genchess" / "data" / "wdl.json").read_text())
+
+
+def independent_wdl(cp: int, fen: str) -> tuple[int, int, int]:
+    """The chances computed apart from genchess.wdl, as Stockfish's win_rate_model
+    defines them: material counted by python-chess (P 1, N B 3, R 5, Q 9), clamped to
+    17..78 and divided by 58; a and b numpy's polyval of the shipped coefficients;
+    win = 1 / (1 + e^((a - cp) / b)), loss the same at -cp, in permille."""
+    values = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+    count = sum(values.get(piece.piece_type, 0) for piece in chess.Board(fen).piece_map().values())
+    m = np.clip(count, 17, 78) / 58
+    a, b = np.polyval(FIT["a"], m), np.polyval(FIT["b"], m)
+    win, loss = (int(np.round(1000 / (1 + np.exp((a - s) / b)))) for s in (cp, -cp))
+    loss = min(loss, 1000 - win)        # no negative draw chance, where a fit's a dips below 0
+    return win, 1000 - win - loss, loss
+
+
+@pytest.mark.parametrize("fen", [chess.STARTING_FEN, KIWIPETE, "4k3/8/8/3p4/8/8/8/3QK3 w - - 0 1",
+                                 "r3k3/8/8/8/8/8/4P3/4K2R b - - 0 1", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"])
+def test_chances_agree_with_an_independent_computation(fen):
+    for cp in (-1500, -400, -120, -35, 0, 1, 35, 120, 400, 1500):
+        assert model.wdl(cp, None, model.material(fen)) == independent_wdl(cp, fen), (fen, cp)
 
 
 @pytest.mark.parametrize("material", [10, 17, 30, 45, 62, 78, 90])
@@ -56,5 +82,4 @@ def test_uci_showwdl_adds_wdl_to_scored_info_lines(launcher):
     shown = engine.analyse(board, chess.engine.Limit(depth=4))
     wdl = shown["wdl"]                           # python-chess parses `wdl W D L` into a PovWdl
     assert sum(wdl.relative) == 1000
-    assert wdl.relative == chess.engine.Wdl(*model.wdl(shown["score"].relative.score(),
-                                                       None, model.material(KIWIPETE)))
+    assert tuple(wdl.relative) == independent_wdl(shown["score"].relative.score(), KIWIPETE)
