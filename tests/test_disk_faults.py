@@ -4,8 +4,8 @@ The faults are fakes at the one place GenChess writes its files' bytes and opens
 them for writing (genchess.files.write_some, open_for_writing), limited to the
 run's folder: a disk that fills up in the middle of a write (half the record
 written, then ENOSPC), and a folder where nothing can be opened for writing
-(EROFS). Real permissions are tried too where they hold (not as root, whom
-chmod does not stop). Each trainer's files are checked the way a user meets
+(EROFS). The real fault is tried too: a folder chmod 0o555, or as root (whom
+chmod does not stop) a read-only bind mount in a private mount namespace. Each trainer's files are checked the way a user meets
 the fault: exit status 2, one line on stderr that names the file and the
 problem, no traceback, and every file byte for byte as it was before the write
 that failed (no torn record, no temporary file left).
@@ -16,6 +16,8 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,7 @@ import genchess.files as files
 from genchess import cli as genchess_cli
 from genchess.train import cli as train_cli
 from test_evolve import labelled_set  # noqa: F401 (the set evolve tunes on, a fixture)
-from train_helpers import config_text, write_config
+from train_helpers import config_text, train_command, write_config
 
 REAL_WRITE = files.write_some
 REAL_OPEN = files.open_for_writing
@@ -92,7 +94,11 @@ class ReadOnlyFolder:
 
 def one_line(capsys, status: int, prog: str, problem: str) -> str:
     """The command's one line about the fault; checks how the command failed."""
-    err = capsys.readouterr().err
+    return one_line_of(capsys.readouterr().err, status, prog, problem)
+
+
+def one_line_of(err: str, status: int, prog: str, problem: str) -> str:
+    """one_line for a command run as a process: its stderr and exit status."""
     assert status == 2, err
     assert "Traceback" not in err, err
     lines = err.strip().splitlines()
@@ -251,23 +257,53 @@ def test_resuming_a_run_in_a_folder_made_read_only_leaves_every_file_as_it_was(
     assert contents(folder) == before
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
-                    reason="root writes into a folder chmod 0o555 all the same")
-def test_a_run_folder_chmod_read_only_gives_one_line_and_leaves_the_files(
+# Run in a private mount namespace (root only): the folder bind-mounted on itself and
+# made read-only, then the command. Nothing outside the namespace sees the mount.
+READ_ONLY_MOUNT = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+
+
+def in_read_only_folder(folder: Path, argv: list[str], env=None) -> subprocess.CompletedProcess:
+    """`argv` run with `folder` mounted read-only (unshare -m): what root meets on a
+    read-only file system, which chmod cannot show it."""
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", READ_ONLY_MOUNT,
+                           "sh", str(folder), *argv], env=env, capture_output=True, text=True, timeout=300)
+
+
+def _read_only_mount_works(folder: Path) -> bool:
+    if not shutil.which("unshare"):
+        return False
+    try:
+        probe = in_read_only_folder(folder, ["sh", "-c", f'! touch "{folder}/probe"'])
+    except OSError:
+        return False
+    return probe.returncode == 0 and not (folder / "probe").exists()
+
+
+def test_a_run_folder_that_is_really_read_only_gives_one_line_and_leaves_the_files(
         tmp_path, capsys, labelled_set):
+    """The real fault, not the fake: as a user a folder chmod 0o555, as root (whom
+    chmod does not stop: CI, containers) a read-only bind mount of it in a private
+    mount namespace."""
     folder = run_folder(tmp_path)
     assert train_cli.main([str(evolve_config(folder, labelled_set, generations=3))]) == 0
     cfg = evolve_config(folder, labelled_set, generations=6)
     capsys.readouterr()
     before = contents(folder)
-    for path in folder.iterdir():
-        path.chmod(0o444)
-    folder.chmod(0o555)
-    try:
-        named = one_line(capsys, train_cli.main([str(cfg)]), "genchess-train", "Permission denied")
-    finally:
-        folder.chmod(0o755)
+    if os.name == "posix" and os.geteuid() == 0:
+        if not _read_only_mount_works(folder):
+            pytest.skip("root without a private mount namespace (unshare -m needs CAP_SYS_ADMIN)")
+        argv, env = train_command(str(cfg))
+        done = in_read_only_folder(folder, argv, env)
+        named = one_line_of(done.stderr, done.returncode, "genchess-train", "Read-only file system")
+    else:
         for path in folder.iterdir():
-            path.chmod(0o644)
+            path.chmod(0o444)
+        folder.chmod(0o555)
+        try:
+            named = one_line(capsys, train_cli.main([str(cfg)]), "genchess-train", "Permission denied")
+        finally:
+            folder.chmod(0o755)
+            for path in folder.iterdir():
+                path.chmod(0o644)
     assert Path(named).parent == folder
     assert contents(folder) == before
