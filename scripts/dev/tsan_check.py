@@ -49,13 +49,13 @@ def instrumented(build: Path) -> bool:
     return bool(modules) and b"__tsan_func_entry" in modules[0].read_bytes()
 
 
-def tsan_environment(build: Path, libtsan: str, log_dir: str) -> dict[str, str]:
+def tsan_environment(build: Path, libtsan: str, log_dir: str, suppressions: Path = SUPPRESSIONS) -> dict[str, str]:
     env = dict(os.environ)
     env["LD_PRELOAD"] = libtsan
     env["PYTHONPATH"] = str(build)
     # exitcode=0: a race is counted from the logs, not taken for the engine failing.
     env["TSAN_OPTIONS"] = (f"halt_on_error=0 exitcode=0 report_signal_unsafe=0 "
-                           f"suppressions={SUPPRESSIONS} log_path={log_dir}/tsan")
+                           f"suppressions={suppressions} log_path={log_dir}/tsan")
     return env
 
 
@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--storm-seconds", type=float, default=60.0,
                    help="seconds of protocol storm on two threads (default 60; 0: none)")
     p.add_argument("--libtsan", help="the ThreadSanitizer runtime (default: gcc's)")
+    p.add_argument("--suppressions", type=Path, default=SUPPRESSIONS,
+                   help="the races judged benign (default: tsan.supp beside this script; an empty "
+                        "file shows that ThreadSanitizer reports the benign races it suppresses)")
     args = p.parse_args(argv)
     build = Path(args.build).resolve()
     if not instrumented(build):
@@ -89,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         print("tsan_check: no libtsan.so (install gcc, or name it with --libtsan)", file=sys.stderr)
         return 2
     log_dir = tempfile.mkdtemp(prefix="genchess-tsan-")
-    env = tsan_environment(build, libtsan, log_dir)
+    env = tsan_environment(build, libtsan, log_dir, args.suppressions.resolve())
     python = [sys.executable, "-m", "genchess"]
 
     print(f"== genchess bench --threads 2 --depth {args.depth}", flush=True)
