@@ -38,7 +38,7 @@ def add_positions_arguments(p: argparse.ArgumentParser) -> None:
                         "count's for about 30%% fewer nodes (docs/network.md)")
     p.add_argument("--genome", metavar="FILE", default=argparse.SUPPRESS,
                    help="genome of GenChess's games and of the quiescence search that resolves "
-                        "every position (default: the shipped genomes/evolved.genome)")
+                        "every position (default: the default genome, genomes/network.genome)")
     p.add_argument("--openings", metavar="FILE",
                    help="start positions of the games played (EPD, PGN or UCI moves; default: "
                         "genchess/data/openings.epd)")

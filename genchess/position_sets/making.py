@@ -197,32 +197,19 @@ def sample_positions(start: str, moves: list[str], skip_plies: int, per_game: in
 
 # ------------------------------------------------------------------ engines kept per worker
 
-# The genome of GenChess's games and of the resolving quiescence search when none is
-# named: the one the shipped set was made with, named here rather than taken from the
-# engine's default, so that the set's remaking command makes the same set after the
-# default genome changes.
-RECIPE_GENOME = "evolved.genome"
-
-
-def recipe_genome():
-    from genchess.genome import load_genome
-    from genchess.genome.genome_file import GENOMES_DIR
-    return load_genome(GENOMES_DIR / RECIPE_GENOME)
-
-
 def resolver_for(genome_text: str):
     """A Searcher holding `genome_text`'s genome, kept for the next job."""
     return searcher_for(genome_text, "resolvers", RESOLVER_HASH_MB)
 
 
 def searcher_for(genome_text: str, role: str, hash_mb: int):
-    """This worker's Searcher for `role` holding `genome_text`'s genome (the recipe's
-    default when empty), made once and kept for the next job."""
+    """This worker's Searcher for `role` holding `genome_text`'s genome (the default
+    genome when empty), made once and kept for the next job."""
     searchers = _local.__dict__.setdefault(role, {})
     if genome_text not in searchers:
-        from genchess.genome import parse_genome_text
+        from genchess.genome import default_genome, parse_genome_text
         from genchess_core.searcher import Searcher
-        genome = parse_genome_text(genome_text).genomes[0] if genome_text else recipe_genome()
+        genome = parse_genome_text(genome_text).genomes[0] if genome_text else default_genome()
         searcher = Searcher(hash_mb)
         searcher.set_genome(genome.pack())
         searchers.clear()                       # one genome per run: keep no stale ones

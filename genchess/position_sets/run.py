@@ -166,11 +166,14 @@ class PositionsRun:
         return plays
 
     def _genome(self):
-        from genchess.genome import GenomeError, open_genome, write_genome
-        from genchess.position_sets.making import RECIPE_GENOME, recipe_genome
+        from genchess.genome import GenomeError, default_genome, open_genome, write_genome
+        from genchess.genome.genome_file import DEFAULT_GENOME_PATH
         path = getattr(self.args, "genome", None)
         if path is None:
-            genome, name = recipe_genome(), f"genomes/{RECIPE_GENOME} (the default)"
+            # The engine's default: a set's sidecar names it, and the recipe holds its
+            # sha256, so a set made before the default changed is still remade exactly
+            # by naming its genome (--genome).
+            genome, name = default_genome(), f"genchess/genomes/{DEFAULT_GENOME_PATH.name} (the default)"
         else:
             try:
                 genome = open_genome(path)          # any --genome: a file, a run, a shipped name
