@@ -47,6 +47,7 @@ class Stockfish:
         self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, bufsize=1)
         self.send("uci")
+        self.name = self.wait_for("id name")[len("id name"):].strip()   # the ratio says against which
         self.wait_for("uciok")
         self.send("setoption name Threads value 1")
         self.send("isready")
@@ -128,7 +129,7 @@ def main():
         print(f"python-chess perft:                 {nps['python-chess'] / 1e6:8.3f} M nodes/s")
         print(f"ratio GenChess / python-chess:      {nps['bulk'] / nps['python-chess']:8.1f}x (target >= 100x)")
     if "stockfish" in nps:
-        print(f"Stockfish go perft (1 thread):      {nps['stockfish'] / 1e6:8.2f} M nodes/s")
+        print(f"{stockfish.name} go perft (1 thread): {nps['stockfish'] / 1e6:8.2f} M nodes/s")
         print(f"ratio GenChess / Stockfish:         {nps['bulk'] / nps['stockfish']:8.2f}x (target >= 0.5x)")
 
 
