@@ -71,3 +71,20 @@ def test_a_new_match_pgn_names_its_openings_without_machine_paths(tmp_path):
     assert len(tags["shipped"]) == 2 and all(re.fullmatch(r"genchess/data/openings\.epd:\d+", t)
                                              for t in tags["shipped"]), tags
     assert tags["own"] == ["mine/openings.epd:1"] * 2, tags
+
+
+def test_a_sidecar_names_its_files_without_machine_paths(tmp_path, monkeypatch):
+    """What `genchess positions` writes in a set's sidecar: the command with an absolute
+    path as display_path writes it, the shipped openings by their package name from
+    any install."""
+    from genchess.files import display_path, package_file
+    from genchess.position_sets.run import SHIPPED_OPENINGS, command_text, shipped_openings_name
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sets").mkdir()
+    out, genome = tmp_path / "sets" / "mine.epd.gz", package_file("genomes", "unified.genome")
+    assert command_text(["positions", "--games", "10", "-o", str(out), f"--genome={genome}"]) == \
+        "genchess positions --games 10 -o sets/mine.epd.gz --genome=genchess/genomes/unified.genome"
+    assert display_path(package_file("data", "openings.epd")) == SHIPPED_OPENINGS
+    assert shipped_openings_name("/opt/venv/lib/python3.11/site-packages/" + SHIPPED_OPENINGS) == SHIPPED_OPENINGS
+    assert shipped_openings_name(str(tmp_path / "sets" / "own.epd")) == "sets/own.epd"
+    assert not MACHINE_PATH.search(command_text(["positions", "-o", str(out)]))
