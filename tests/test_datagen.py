@@ -148,3 +148,18 @@ def test_bad_options_are_one_line(tmp_path, args, message):
     assert proc.returncode == 2
     assert message in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "net" / "recipe.json").exists()
+
+
+def test_the_recipe_names_its_genome_without_the_machines_folders(tmp_path, monkeypatch):
+    # recipe.json is committed with the set: a genome given by an absolute path is named
+    # relative to where the command ran, a shipped one by its place in the package.
+    from genchess.files import package_file
+    from genchess.position_sets.datagen_cli import _recipe
+    genome = tmp_path / "genomes" / "mine.genome"
+    genome.parent.mkdir()
+    genome.write_text((package_file() / "genomes" / "network.genome").read_text())
+    monkeypatch.chdir(tmp_path)
+    recipe, _ = _recipe({"genome": str(genome)}, tmp_path / "net")
+    assert recipe.genome == "genomes/mine.genome"
+    shipped = package_file() / "genomes" / "network.genome"
+    assert _recipe({"genome": str(shipped.resolve())}, tmp_path / "net")[0].genome == "genchess/genomes/network.genome"

@@ -145,6 +145,7 @@ def _genome_text(path: str | None) -> str:
 
 
 def _recipe(given: dict, folder: Path, check_genome: bool = True):
+    from genchess.files import display_path
     from genchess.position_sets.datagen import Recipe
     options = {**DEFAULTS, **given}
     if "depth" in given or ("nodes" in given and "soft_nodes" not in given):
@@ -157,7 +158,8 @@ def _recipe(given: dict, folder: Path, check_genome: bool = True):
                          "PLIES at least 1, or all 0 for none")
     recipe = Recipe(name=options.get("name") or folder.resolve().name,
                     genome_sha256=hashlib.sha256(genome_text.encode()).hexdigest(),
-                    genome=given.get("genome") or "the default genome (network.genome)",
+                    genome=(display_path(given["genome"]) if given.get("genome")
+                            else "the default genome (network.genome)"),
                     nodes=options["nodes"], soft_nodes=options["soft_nodes"], depth=options["depth"],
                     random_plies=options["random_plies"], chess960=options["chess960"],
                     games_per_chunk=options["games_per_chunk"], seed=options["seed"],
