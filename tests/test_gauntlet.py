@@ -19,7 +19,7 @@ def test_shipped_config_parses_with_a_stockfish_ladder():
     ladder = [a.rating for a in config.anchors if a.name.startswith("stockfish")]
     assert ladder[0] == 1350 and ladder[-1] == 2800 and ladder == sorted(ladder)
     others = [a for a in config.anchors if not a.name.startswith("stockfish")]
-    assert {a.name for a in others} == {"fairymax", "phalanx", "gnuchess", "glaurung", "toga2"}
+    assert {a.name for a in others} == {"fairymax", "phalanx", "gnuchess", "glaurung", "toga2", "ethereal"}
     assert all(a.rating is None for a in others)          # unmeasured until the lead measures
 
 
