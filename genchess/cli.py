@@ -430,13 +430,15 @@ def build_parser():
     add_datagen_arguments(p)
     p.set_defaults(func=_cmd_datagen)
 
-    # The trainers' commands parse their own arguments (the one parser each, shared
-    # with genchess-train and genchess-plot); main() hands them everything after the
-    # command word, so that their options reach them whole.
+    # The trainers' commands and the lab parse their own arguments (the one parser each,
+    # shared with genchess-train and genchess-plot); main() hands them everything after
+    # the command word, so that their options reach them whole.
     for name, what in (("train", "evolve genomes: run or resume the method a config file "
                                  "names (genchess train --help)"),
                        ("plot", "draw PNG plots of what a training run evolved "
-                                "(genchess plot --help)")):
+                                "(genchess plot --help)"),
+                       ("lab", "a persistent queue of long runs, its worker and its live page "
+                               "(genchess lab --help)")):
         p = sub.add_parser(name, help=what, add_help=False)
         p.add_argument("arguments", nargs=argparse.REMAINDER)
         p.set_defaults(func=lambda args, name=name: TRAINER_COMMANDS[name](args.arguments))
@@ -498,7 +500,25 @@ def _cmd_plot(argv):
     return plot_main(argv, prog="genchess plot")
 
 
-TRAINER_COMMANDS = {"train": _cmd_train, "plot": _cmd_plot}
+def _cmd_lab(argv):
+    from genchess.lab.cli import main as lab_main
+    return lab_main(argv)
+
+
+# Commands with a parser of their own (their options would be taken for genchess's).
+TRAINER_COMMANDS = {"train": _cmd_train, "plot": _cmd_plot, "lab": _cmd_lab}
+
+
+def command_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of one `genchess` command, as `genchess NAME` parses its arguments:
+    `genchess lab add` checks a job's arguments with it, so its messages are the
+    command's own."""
+    if name == "train":
+        from genchess.train.cli import build_parser as train_parser
+        return train_parser("genchess train")
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[name]
 
 
 def main(argv=None):

@@ -230,7 +230,8 @@ class Queue:
         it meanwhile: paused, cancelled). `on_lost(job)` is called for each inside
         the transaction, before any worker can take it again: the worker ends the
         processes of the lost attempt there (they carry its token)."""
-        alive = alive or _process_alive
+        if alive is None:
+            from genchess.parallel.executors import process_alive as alive
         host = socket.gethostname()
 
         def body(db):
@@ -300,12 +301,3 @@ class Queue:
             raise QueueError(f"no job {job_id}")
         return Job.from_row(row)
 
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

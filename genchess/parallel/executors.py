@@ -86,13 +86,13 @@ def init_local_worker(trainer_pid: int) -> None:
     # died before it ran), and start methods where our parent is not the trainer
     # (forkserver): a thread that watches the trainer's pid.
     parent = os.getppid()
-    if parent != trainer_pid and not _alive(trainer_pid):
+    if parent != trainer_pid and not process_alive(trainer_pid):
         os._exit(1)
     threading.Thread(target=_watch_trainer, args=(trainer_pid, parent), daemon=True,
                      name="genchess-watch-trainer").start()
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     if os.name != "posix":          # os.kill(pid, 0) would terminate it on Windows
         return True
     try:
@@ -105,7 +105,7 @@ def _alive(pid: int) -> bool:
 
 
 def _watch_trainer(trainer_pid: int, parent: int) -> None:
-    while os.getppid() == parent and _alive(trainer_pid):
+    while os.getppid() == parent and process_alive(trainer_pid):
         time.sleep(PARENT_POLL_SECONDS)
     os._exit(1)
 

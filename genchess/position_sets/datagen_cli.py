@@ -87,10 +87,11 @@ def _share(text: str) -> float:
     return value
 
 
-def recipe_from(args, folder: Path):
+def recipe_from(args, folder: Path, write: bool = True):
     """The folder's recipe and genome text: recipe.json's when there is one (an option
     that says otherwise is refused), else one made from the options and defaults,
-    written with the genome into the folder."""
+    written with the genome into the folder (unless `write` is false: `genchess lab
+    add datagen` checks a run before it is queued and leaves the folder alone)."""
     given = {k: getattr(args, k) for k in RECIPE_OPTIONS if getattr(args, k, None) is not None}
     recipe_path, genome_path = folder / RECIPE, folder / RECIPE_GENOME
     from genchess.position_sets.datagen import Recipe
@@ -116,6 +117,8 @@ def recipe_from(args, folder: Path):
                              f"Another recipe is another set: give it another folder")
         return recipe, genome_text
     recipe, genome_text = _recipe(given, folder)
+    if not write:
+        return recipe, genome_text
     folder.mkdir(parents=True, exist_ok=True)
     write_atomically(genome_path, genome_text)
     write_atomically(recipe_path, json.dumps(asdict(recipe), indent=1) + "\n")

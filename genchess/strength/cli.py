@@ -167,8 +167,10 @@ def cmd_match(args) -> int:
         return 2
 
 
-def run_match(args) -> int:
-    from genchess.strength.runner import MatchRunner, ResumeError, describe_controls
+def prepare_match(args):
+    """Every check of a match before its first game (the engines probed, the openings
+    read): (control, sprt, games, chess960, specs, openings, adjudication), or
+    UsageError. `genchess lab add match` queues a match only if this passes."""
     from genchess.strength.sprt import parse_sprt
 
     control = parse_control(args)
@@ -187,9 +189,15 @@ def run_match(args) -> int:
     chess960 = parse_variant(args)
     specs = probe_all(args.engines, chess960, control.nodes is not None)
     openings = load_openings(args, specs, games)
+    return control, sprt, games, chess960, specs, openings, parse_adjudication(args)
+
+
+def run_match(args) -> int:
+    from genchess.strength.runner import MatchRunner, ResumeError, describe_controls
+
+    control, sprt, games, chess960, specs, openings, adjudication = prepare_match(args)
     out = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))
-    adjudication = parse_adjudication(args)
     runner = MatchRunner((specs[0], specs[1]), control, openings, games, args.concurrency, sprt,
                          args.pgn, out, adjudication=adjudication)
     out(f"Match {runner.names[0]} vs {runner.names[1]}: {games} games at "

@@ -1,0 +1,377 @@
+"""The kinds of lab job: what each one checks when it is queued, the command line it
+runs, and what its own files say about its progress.
+
+A job is its kind and its command's arguments (a list of words, kept as JSON, never
+a shell string), checked when queued by the command's own parser and its own checks,
+so a job that is queued is one the command would have started, and the messages
+are the command's. Each kind resumes the way its command already does, from files
+of its own: a match or gauntlet from its PGN (--pgn FILE --resume, the PGN in the
+job's folder), a training from its run file (the same config resumes it), a data
+machine from its folder, a position set from its journal (--resume). The lab adds
+nothing of its own to how a run resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+HOUR = 3600.0
+
+
+class JobError(Exception):
+    """A job the command would refuse: its one line, as the command says it."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    command: str            # the `genchess` command it runs
+    timed: bool             # games on a clock, or a speed: never shares the cores
+    time_limit: float       # seconds of running before a job is taken for hung
+    summary: str
+
+
+KINDS = {k.name: k for k in (
+    Kind("match", "match", True, 72 * HOUR, "a match or an SPRT (the genchess match arguments)"),
+    Kind("gauntlet", "gauntlet", True, 72 * HOUR, "a gauntlet (the genchess gauntlet arguments)"),
+    Kind("bench", "bench", True, 1 * HOUR, "a benchmark (the genchess bench arguments)"),
+    Kind("train", "train", False, 7 * 24 * HOUR, "a training or a tune: a genchess train config"),
+    Kind("positions", "positions", False, 7 * 24 * HOUR,
+         "a position set (the genchess positions arguments)"),
+    Kind("datagen", "datagen", False, 30 * 24 * HOUR,
+         "a data machine run (the genchess datagen arguments)"),
+)}
+
+# Options the lab gives a kind itself, so that the job's files are in its folder and
+# the run resumes: a user's own would point them elsewhere.
+LAB_OWNED = {"match": ("--pgn", "--resume", "--json"), "gauntlet": ("--pgn", "--resume"),
+             "datagen": ("--verify",)}
+
+
+def parse(kind: str, argv: list[str]) -> argparse.Namespace:
+    """The arguments as the command's own parser reads them; its errors are its own
+    (usage and one line, status 2), raised as SystemExit as argparse does."""
+    from genchess.cli import command_parser
+    return command_parser(KINDS[kind].command).parse_args(argv)
+
+
+def check(kind: str, argv: list[str], cwd: Path) -> dict:
+    """The job's arguments once the command's checks pass in `cwd` (where it will
+    run): {"argv": [...]} and, for a training, its config's text (the job runs the
+    config as it was when queued). JobError with the command's message if not."""
+    if kind not in KINDS:
+        raise JobError(f"no job kind {kind!r}: expected one of {', '.join(KINDS)}")
+    for word in LAB_OWNED.get(kind, ()):
+        if any(a == word or a.startswith(word + "=") for a in argv):
+            raise JobError(f"genchess lab add {kind}: leave out {word}: the lab keeps the job's "
+                           f"files in its folder and resumes it itself")
+    args = parse(kind, argv)
+    with _working_directory(cwd):
+        return CHECKS[kind](args, argv)
+
+
+@contextlib.contextmanager
+def _working_directory(path: Path):
+    """Inside `path` (contextlib.chdir is Python 3.11's; the project runs on 3.10)."""
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _check_match(args, argv):
+    from genchess.strength.cli import UsageError, prepare_match
+    try:
+        prepare_match(args)
+    except UsageError as e:
+        raise JobError(f"genchess match: {e}") from None
+    return {"argv": argv}
+
+
+def _check_gauntlet(args, argv):
+    from genchess.strength.cli import UsageError, parse_control, parse_variant
+    from genchess.strength.gauntlet import GauntletError, parse_gauntlet
+    try:
+        if args.games is not None and args.games < 1:
+            raise UsageError(f"--games must be at least 1, not {args.games}")
+        parse_gauntlet(args.config)
+        if args.tc is not None:
+            parse_control(args)
+        parse_variant(args)
+    except (UsageError, GauntletError) as e:
+        raise JobError(f"genchess gauntlet: {e}") from None
+    return {"argv": argv}
+
+
+def _check_bench(args, argv):
+    return {"argv": argv}
+
+
+def _check_positions(args, argv):
+    from genchess.position_sets.run import PositionsRun, UsageError
+    try:
+        PositionsRun(args)
+    except UsageError as e:
+        raise JobError(f"genchess positions: {e}") from None
+    return {"argv": argv}
+
+
+def _check_datagen(args, argv):
+    from genchess.position_sets.datagen_cli import UsageError, recipe_from
+    try:
+        recipe_from(args, Path(args.folder), write=False)
+    except UsageError as e:
+        raise JobError(f"genchess datagen: {e}") from None
+    return {"argv": argv}
+
+
+def _check_train(args, argv):
+    from genchess.genome import GenomeError
+    from genchess.train.config import ConfigError
+    from genchess.train.registry import parse_config
+    if args.config is None or args.export is not None:
+        raise JobError("genchess lab add train: give a CONFIG file to train (a job trains; "
+                       "--export is a command of its own)")
+    try:
+        parse_config(args.config)
+    except (ConfigError, GenomeError) as e:
+        raise JobError(f"genchess train: {e}") from None
+    path = Path(args.config)
+    rest = list(argv)
+    rest.remove(args.config)
+    return {"argv": rest, "config": path.read_text(encoding="utf-8"), "config_name": path.name}
+
+
+CHECKS = {"match": _check_match, "gauntlet": _check_gauntlet, "bench": _check_bench,
+          "positions": _check_positions, "datagen": _check_datagen, "train": _check_train}
+
+
+# ------------------------------------------------------------------ running
+
+def command(job, job_dir: Path) -> list[str]:
+    """The `genchess` arguments that run (or resume) the job; `job_dir` absolute."""
+    argv = list(job.args["argv"])
+    if job.kind in ("match", "gauntlet"):
+        argv += ["--pgn", str(job_dir / "games.pgn"), "--resume"]
+        if job.kind == "gauntlet" and "--out" not in argv:
+            argv += ["--out", str(job_dir / "gauntlet")]
+    elif job.kind == "positions" and "--resume" not in argv:
+        argv.append("--resume")
+    elif job.kind == "train":
+        config = job_dir / job.args["config_name"]
+        if not config.exists():
+            config.write_text(job.args["config"], encoding="utf-8")
+        argv = [str(config)] + argv
+    return [KINDS[job.kind].command] + argv
+
+
+def cores(job) -> int:
+    """The cores an untimed job keeps busy: its own --workers (or the config's
+    workers), else all of them, as the command itself would take."""
+    every = os.cpu_count() or 1
+    argv = job.args["argv"]
+    if job.kind == "train":
+        match = re.search(r"^\s*workers\s*=\s*(\d+)", job.args["config"], re.M)
+        return min(int(match.group(1)), every) if match else every
+    for i, word in enumerate(argv):
+        if word == "--workers" and i + 1 < len(argv) and argv[i + 1].isdigit():
+            return min(int(argv[i + 1]), every)
+        if word.startswith("--workers=") and word[10:].isdigit():
+            return min(int(word[10:]), every)
+    return every
+
+
+# ------------------------------------------------------------------ progress
+
+def progress(job, job_dir: Path) -> dict:
+    """What the job's own files say so far, for the page and the report: a dict of
+    plain numbers and lists (JSON). Never raises on a file being written."""
+    try:
+        return PROGRESS[job.kind](job, job_dir)
+    except (OSError, ValueError, KeyError) as e:
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def _pgn_games(path: Path):
+    """(pair, game in pair, White, Black, Result) of every game in a match PGN, in the
+    order they were written; an unfinished last game is left out."""
+    import chess.pgn
+    from genchess.strength.runner import pair_and_game
+    if not path.exists():
+        return []
+    games = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            try:
+                pair, game = pair_and_game(headers)
+            except ValueError:
+                continue
+            if headers.get("Result") in ("1-0", "0-1", "1/2-1/2"):
+                games.append((pair, game, headers.get("White"), headers.get("Black"), headers["Result"]))
+    return games
+
+
+def _elo(estimate) -> dict:
+    def number(x):
+        return x if x == x and abs(x) != float("inf") else None
+    return {"elo": number(estimate.elo), "low": number(estimate.low), "high": number(estimate.high)}
+
+
+def _match_progress(job, job_dir):
+    from genchess.strength.sprt import parse_sprt
+    from genchess.strength.tally import Tally
+    args = parse(job.kind, job.args["argv"])
+    sprt = parse_sprt(args.sprt) if args.sprt is not None else None
+    tally = Tally(sprt)
+    series, names = [], None
+    for pair, game, white, black, result in _pgn_games(job_dir / "games.pgn"):
+        names = names or ((white, black) if game == 1 else (black, white))
+        if tally.add(result, white=game == 1, pair=pair):
+            point = {"games": tally.games, **_elo(tally.stats.pentanomial_elo())}
+            if sprt is not None:
+                point["llr"] = sprt.last_llr
+            series.append(point)
+    s = tally.stats
+    total = args.games if args.games is not None else (20000 if sprt else 100)
+    return {"games": s.games, "total": total, "wins": s.wins, "draws": s.draws, "losses": s.losses,
+            "pentanomial": list(s.pairs), "names": list(names or args.engines),
+            "elo": _elo(s.pentanomial_elo() if sum(s.pairs) else s.elo()),
+            "sprt": sprt.as_dict() if sprt else None, "series": series, "pgn": "games.pgn",
+            "tc": args.tc}
+
+
+def _gauntlet_progress(job, job_dir):
+    from genchess.strength.tally import Tally
+    tallies: dict[str, Tally] = {}
+    for pair, game, white, black, result in _pgn_games(job_dir / "games.pgn"):
+        opponent = black if game == 1 else white
+        tallies.setdefault(opponent, Tally()).add(result, white=game == 1, pair=pair)
+    rows = [{"opponent": name, "games": t.games, "wins": t.stats.wins, "draws": t.stats.draws,
+             "losses": t.stats.losses, **_elo(t.stats.elo())} for name, t in tallies.items()]
+    table = job_dir / "gauntlet.md"
+    return {"opponents": rows, "pgn": "games.pgn",
+            "table": table.read_text(encoding="utf-8") if table.exists() else None,
+            "plot": "gauntlet.png" if (job_dir / "gauntlet.png").exists() else None}
+
+
+def _datagen_progress(job, job_dir):
+    from genchess.position_sets.datagen import read_manifest, resume_point
+    args = parse(job.kind, job.args["argv"])
+    folder = Path(job.cwd) / args.folder
+    rows = read_manifest(folder)
+    chunks = [{"chunk": r["chunk"], "positions": r["positions"], "games": r["games"],
+               "seconds": r["seconds"], "per_hour": r["positions"] * HOUR / max(r["seconds"], 1e-9)}
+              for r in rows]
+    current = None
+    journals = sorted(folder.glob("*.chains.journal"))
+    if journals:
+        games, _, counts, seconds = resume_point(journals[-1])
+        positions = counts.get("positions", 0)
+        current = {"chunk": journals[-1].name.replace(".chains.journal", ""), "games": games,
+                   "positions": positions, "seconds": seconds,
+                   "per_hour": positions * HOUR / max(seconds, 1e-9)}
+    recipe = folder / "recipe.json"
+    per_chunk = json.loads(recipe.read_text(encoding="utf-8"))["games_per_chunk"] if recipe.exists() else None
+    return {"folder": str(folder), "chunks": chunks, "current": current, "games_per_chunk": per_chunk,
+            "chunks_wanted": args.chunks,
+            "positions": sum(c["positions"] for c in chunks) + (current["positions"] if current else 0)}
+
+
+def _positions_progress(job, job_dir):
+    args = parse(job.kind, job.args["argv"])
+    out = Path(job.cwd) / args.output
+    journal, sidecar = out.with_name(out.name + ".journal"), out.with_name(out.name + ".json")
+    state = {}
+    if journal.exists():
+        for line in reversed(journal.read_text(encoding="utf-8").splitlines()[1:]):
+            with contextlib.suppress(ValueError):
+                state = json.loads(line)
+                break
+    elif sidecar.exists():
+        state = json.loads(sidecar.read_text(encoding="utf-8")).get("progress", {})
+    counts = state.get("counts", {})
+    return {"output": str(out), "games": state.get("games", 0), "seconds": state.get("seconds", 0.0),
+            "positions": counts.get("positions", counts.get("kept", 0)), "counts": counts,
+            "finished": sidecar.exists() and not journal.exists()}
+
+
+def _train_progress(job, job_dir):
+    """A training's records, whichever method: a tune's parameters by iteration, an
+    evolve or network run's losses by generation or epoch, and its validation games."""
+    entries = {}
+    for line in job.args["config"].splitlines():
+        line = line.split("#", 1)[0]
+        if "=" in line:
+            key, value = (part.strip() for part in line.split("=", 1))
+            entries[" ".join(key.lower().split())] = value
+    method = entries.get("method", "gene pool")
+    run_file = Path(job.cwd) / entries.get("run file", "")
+    result = {"method": method, "run_file": str(run_file)}
+    if not entries.get("run file") or not run_file.exists():
+        return result
+    if method == "tune":
+        from genchess.train.tune import read_records
+        header, iterations = read_records(run_file)
+        names = list(header["numbers"])
+        result["parameters"] = {"names": names, "iterations": [
+            {"iteration": r["iteration"], "theta": r.get("theta")} for r in iterations]}
+        return result
+    from genchess.drawing import PlotError
+    try:
+        if method == "evolve":
+            from genchess.train.evolve_plots import read_evolve_records
+            rows, checks = read_evolve_records(run_file)
+            result["losses"] = [{"step": r[0], "loss": r[1], "held_out": r[2]} for r in rows]
+        elif method == "network":
+            from genchess.train.network_plots import read_network_records
+            rows, checks = read_network_records(run_file)
+            result["losses"] = [{"step": r[0], "loss": r[1], "held_out": r[2]} for r in rows]
+        else:
+            return result
+    except PlotError as e:
+        raise ValueError(str(e)) from None
+    result["validation"] = [{"step": c[0], "games": c[1], "elo": c[2], "low": c[3], "high": c[4]}
+                            for c in checks]
+    return result
+
+
+def _bench_progress(job, job_dir):
+    log = job_dir / "output.log"
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    found = re.findall(r"Nodes searched:?\s*(\d+)", text)
+    return {"nodes": int(found[-1]) if found else None}
+
+
+PROGRESS = {"match": _match_progress, "gauntlet": _gauntlet_progress, "datagen": _datagen_progress,
+            "positions": _positions_progress, "train": _train_progress, "bench": _bench_progress}
+
+
+def describe(job) -> str:
+    """The job as a command line a user could type (for the status and the report)."""
+    import shlex
+    argv = job.args["argv"]
+    if job.kind == "train":
+        argv = [job.args["config_name"]] + argv
+    return shlex.join(["genchess", KINDS[job.kind].command, *argv])
+
+
+def last_lines(path: Path, count: int = 20) -> str:
+    """The end of a job's output (a failure's message): its last lines, progress
+    bars' carriage returns resolved to what a terminal would show."""
+    if not path.exists():
+        return ""
+    with open(path, "rb") as f:
+        f.seek(0, io.SEEK_END)
+        f.seek(max(0, f.tell() - 64 * 1024))
+        text = f.read().decode("utf-8", errors="replace")
+    lines = [line.rsplit("\r", 1)[-1] for line in text.replace("\r\n", "\n").split("\n")]
+    return "\n".join([line for line in lines if line.strip()][-count:])

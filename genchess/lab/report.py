@@ -1,0 +1,172 @@
+"""A finished job's report: one page to share, as fishtest's and OpenBench's tests
+are shared: jobs/N/report.html, and the same as report.md for a repository, with
+its figures (PNG, drawn with matplotlib as every GenChess plot is), the command,
+the commit it ran on and the links to its files (the PGN of a match).
+
+Written by the worker when a job is done, and by `genchess lab report ID`.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+from genchess.lab import kinds
+
+
+def write_report(queue, job) -> tuple[Path, Path]:
+    """(report.html, report.md) of the job, written into its folder."""
+    job_dir = queue.job_dir(job.id)
+    job_dir.mkdir(parents=True, exist_ok=True)
+    progress = kinds.progress(job, job_dir)
+    figures = draw_figures(job, progress, job_dir)
+    facts = _facts(job, progress)
+    title = f"Job {job.id}: {job.kind}" + (f", {' vs '.join(progress['names'])}"
+                                          if progress.get("names") else "")
+    links = [(name, name) for name in ("games.pgn", "gauntlet.md", "output.log")
+             if (job_dir / name).exists()]
+
+    md = [f"# {title}", "", f"    {kinds.describe(job)}", ""]
+    md += ["| | |", "|---|---|"] + [f"| {key} | {value} |" for key, value in facts]
+    md += [""] + [f"![{alt}]({name})" for name, alt in figures]
+    if progress.get("pentanomial"):
+        md += ["", "Pentanomial (pairs scoring 0, 1/2, 1, 3/2, 2): "
+               + " ".join(str(n) for n in progress["pentanomial"])]
+    if progress.get("table"):
+        md += ["", progress["table"]]
+    md += ["", "Files: " + ", ".join(f"[{label}]({name})" for name, label in links)]
+    markdown = job_dir / "report.md"
+    markdown.write_text("\n".join(md) + "\n", encoding="utf-8")
+
+    rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                   for k, v in facts)
+    images = "".join(f'<figure><img src="{html.escape(name)}" alt="{html.escape(alt)}">'
+                     f"<figcaption>{html.escape(alt)}</figcaption></figure>" for name, alt in figures)
+    extra = ""
+    if progress.get("pentanomial"):
+        extra += ("<p>Pentanomial (pairs scoring 0, &frac12;, 1, 1&frac12;, 2): "
+                  + " ".join(str(n) for n in progress["pentanomial"]) + "</p>")
+    if progress.get("table"):
+        extra += f"<pre>{html.escape(progress['table'])}</pre>"
+    files = " &middot; ".join(f'<a href="{html.escape(name)}">{html.escape(label)}</a>'
+                              for name, label in links)
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}}
+th{{text-align:left;padding-right:1em}}img{{max-width:100%}}code{{background:#eee;padding:.2em}}</style>
+</head><body><h1>{html.escape(title)}</h1>
+<p><code>{html.escape(kinds.describe(job))}</code></p>
+<table>{rows}</table>{extra}{images}<p>Files: {files}</p></body></html>
+"""
+    page_path = job_dir / "report.html"
+    page_path.write_text(page, encoding="utf-8")
+    return page_path, markdown
+
+
+def _facts(job, progress: dict) -> list[tuple[str, str]]:
+    facts = [("state", job.state), ("commit", job.commit_id or "unknown"),
+             ("queued", _when(job.created)), ("started", _when(job.started)),
+             ("finished", _when(job.finished)), ("running time", _duration(job.used)),
+             ("attempts", str(job.attempts))]
+    if job.kind == "match":
+        elo = progress["elo"]
+        facts += [("games", f"{progress['games']} of at most {progress['total']}"),
+                  ("result", f"+{progress['wins']} ={progress['draws']} -{progress['losses']}"),
+                  ("Elo", _elo_text(elo)), ("time control", progress["tc"])]
+        if progress["sprt"]:
+            s = progress["sprt"]
+            facts += [("SPRT", f"[{s['elo0']:g}, {s['elo1']:g}] {s['model']}, LLR {s['llr']:+.2f} "
+                               f"({s['lower']:+.2f}, {s['upper']:+.2f}): {s['status']}")]
+    elif job.kind == "datagen":
+        facts += [("positions", f"{progress['positions']:,}"), ("chunks", str(len(progress["chunks"]))),
+                  ("folder", progress["folder"])]
+    elif job.kind == "positions":
+        facts += [("positions", f"{progress['positions']:,}"), ("games", str(progress["games"])),
+                  ("set", progress["output"])]
+    elif job.kind == "train":
+        facts += [("method", progress["method"]), ("run file", progress["run_file"])]
+    elif job.kind == "bench":
+        facts += [("nodes searched", str(progress.get("nodes")))]
+    return facts
+
+
+def _elo_text(elo: dict) -> str:
+    if elo["elo"] is None:
+        return "none yet"
+    interval = f" [{elo['low']:+.1f}, {elo['high']:+.1f}]" if elo["low"] is not None and \
+        elo["high"] is not None else ""
+    return f"{elo['elo']:+.1f}{interval} (95%)"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min"
+
+
+def _when(value) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(value)) if value else "-"
+
+
+def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
+    """The job's figures as PNG files in its folder: [(file name, caption)]."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figures = []
+
+    def save(fig, name, caption):
+        fig.tight_layout()
+        fig.savefig(job_dir / name, dpi=90)
+        plt.close(fig)
+        figures.append((name, caption))
+
+    series = progress.get("series") or []
+    if job.kind == "match" and series:
+        games = [p["games"] for p in series]
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.plot(games, [p["elo"] if p["elo"] is not None else float("nan") for p in series], label="Elo")
+        ax.fill_between(games, [p["low"] if p["low"] is not None else float("nan") for p in series],
+                        [p["high"] if p["high"] is not None else float("nan") for p in series],
+                        alpha=0.25, label="95% interval")
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xlabel("games")
+        ax.set_ylabel("Elo")
+        ax.legend()
+        save(fig, "elo.png", "Elo with its 95% interval over the games")
+        if progress.get("sprt"):
+            s = progress["sprt"]
+            fig, ax = plt.subplots(figsize=(8, 4))
+            ax.plot(games, [p["llr"] for p in series], label="LLR")
+            ax.axhline(s["upper"], color="green", ls="--", label="H1")
+            ax.axhline(s["lower"], color="red", ls="--", label="H0")
+            ax.set_xlabel("games")
+            ax.set_ylabel("log-likelihood ratio")
+            ax.legend()
+            save(fig, "llr.png", "the SPRT's LLR over the games")
+    elif job.kind == "train" and progress.get("losses"):
+        rows = progress["losses"]
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.plot([r["step"] for r in rows], [r["loss"] for r in rows], label="training")
+        ax.plot([r["step"] for r in rows], [r["held_out"] for r in rows], label="held-out")
+        ax.set_xlabel("generation or epoch")
+        ax.set_ylabel("loss")
+        ax.legend()
+        save(fig, "loss.png", "the training's losses")
+    elif job.kind == "train" and progress.get("parameters", {}).get("iterations"):
+        p = progress["parameters"]
+        fig, ax = plt.subplots(figsize=(8, 4))
+        its = [r["iteration"] for r in p["iterations"]]
+        for i, name in enumerate(p["names"][:12]):
+            ax.plot(its, [r["theta"][i] for r in p["iterations"]], label=name)
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("value")
+        ax.legend(fontsize=7, ncol=2)
+        save(fig, "parameters.png", "the tuned parameters over the iterations")
+    elif job.kind == "datagen" and progress.get("chunks"):
+        rows = progress["chunks"]
+        fig, ax = plt.subplots(figsize=(8, 4))
+        ax.bar(range(1, len(rows) + 1), [r["per_hour"] for r in rows])
+        ax.set_xlabel("chunk")
+        ax.set_ylabel("positions an hour")
+        save(fig, "speed.png", "positions an hour, chunk by chunk")
+    return figures

@@ -1,0 +1,303 @@
+"""`genchess lab run`: the worker. It takes jobs from the queue in order and runs each
+as its own command (`python -m genchess KIND ...`) in a process group of its own,
+its output in the job's folder (lab/jobs/N/output.log).
+
+The rules, each checked once a tick:
+- a timed job (a match, a gauntlet, a benchmark) runs alone: when one is next, the
+  untimed jobs running are stopped (SIGSTOP to their process groups) until no timed
+  job is next, then continued (SIGCONT), so a clock never shares its cores;
+- untimed jobs (data, position sets, trainings) start while their cores are free;
+- a job that exits 0 is done; any other exit is failed, with its last lines; a job
+  running longer than its time limit (paused time not counted) is stopped and failed;
+- `genchess lab pause` or `cancel` of a running job: Ctrl-C to its group (every
+  command stops at a safe point), SIGKILL after a grace period;
+- Ctrl-C or SIGTERM to the worker: the same to every job, which goes back to the
+  queue; kill -9 of the worker or a reboot: the next worker finds the jobs whose
+  worker is gone, ends any of their processes still running (each attempt's
+  processes carry a token in their environment) and queues them again.
+A job resumes from its own files: its command's resume, never the lab's.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from genchess.lab import kinds
+from genchess.lab.queue import Job, Queue
+
+TOKEN_VARIABLE = "GENCHESS_LAB_TOKEN"
+GRACE_SECONDS = 60.0            # after Ctrl-C, a job's time to reach a safe point
+HEARTBEAT_SECONDS = 5.0
+
+
+@dataclass
+class Running:
+    job: Job
+    proc: subprocess.Popen
+    log: object
+    since: float                            # monotonic start of this attempt
+    stopped_at: float | None = None         # SIGSTOPped for a timed job since then
+    stopped_for: float = 0.0                # seconds stopped so far
+    stopping: str | None = None             # pause, cancel, limit or shutdown
+    stop_sent: float = 0.0
+
+    def used(self, now: float) -> float:
+        """Seconds this job has run, over every attempt, paused time left out."""
+        paused = self.stopped_for + (now - self.stopped_at if self.stopped_at is not None else 0.0)
+        return self.job.used + now - self.since - paused
+
+
+@dataclass
+class Worker:
+    queue: Queue
+    cores: int = field(default_factory=lambda: os.cpu_count() or 1)
+    until_empty: bool = False
+    tick: float = 1.0
+    grace: float = GRACE_SECONDS
+    out: object = print
+
+    def __post_init__(self):
+        self.id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.running: dict[int, Running] = {}
+        self.quit = False
+        self.last_beat = 0.0
+
+    # ------------------------------------------------------------ the loop
+
+    def run(self) -> int:
+        self.queue.register(self.id)
+        handlers = {sig: signal.signal(sig, self._ask_to_quit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.out(f"lab worker {self.id}: {self.queue.path}, {self.cores} cores")
+        try:
+            while not self.quit:
+                self.queue.recover(on_lost=self._end_leftovers)
+                self.poll()
+                self.follow_requests()
+                self.schedule()
+                self.heartbeat()
+                if self.until_empty and not self.running and self.queue.next_queued() is None:
+                    break
+                time.sleep(self.tick)
+        finally:
+            self.shutdown()
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+            self.queue.unregister(self.id)
+        return 0
+
+    def _ask_to_quit(self, signum, frame) -> None:
+        if self.quit:                       # a second Ctrl-C: no more waiting
+            raise KeyboardInterrupt
+        self.quit = True
+        self.out("lab worker: stopping; the jobs running go back to the queue and resume from "
+                 "their files (Ctrl-C again to stop them at once)")
+
+    # ------------------------------------------------------------ starting
+
+    def schedule(self) -> None:
+        if any(r.job.timed for r in self.running.values()):
+            return
+        waiting = self.queue.next_queued()
+        stopped = [r for r in self.running.values() if r.stopped_at is not None]
+        if stopped and (waiting is None or not waiting.timed):
+            for r in stopped:
+                self._signal(r, signal.SIGCONT)
+                r.stopped_for += time.monotonic() - r.stopped_at
+                r.stopped_at = None
+                self.out(f"job {r.job.id} ({r.job.kind}) continued")
+        while (job := self.queue.take(self.id, self._can_start)) is not None:
+            if job.timed:
+                for r in self.running.values():
+                    if r.stopped_at is None:
+                        self._signal(r, signal.SIGSTOP)
+                        r.stopped_at = time.monotonic()
+                        self.out(f"job {r.job.id} ({r.job.kind}) stopped while timed job {job.id} runs")
+            self.start(job)
+            if job.timed:
+                break
+
+    def _can_start(self, job: Job) -> bool:
+        if any(r.job.timed for r in self.running.values()):
+            return False
+        if job.timed:
+            return True
+        busy = sum(kinds.cores(r.job) for r in self.running.values())
+        return not self.running or busy + kinds.cores(job) <= self.cores
+
+    def start(self, job: Job) -> None:
+        job_dir = self.queue.job_dir(job.id).resolve()
+        job_dir.mkdir(parents=True, exist_ok=True)
+        token = uuid.uuid4().hex
+        # The token first: a worker killed right after Popen leaves processes that
+        # the next worker must be able to find.
+        self.queue.set_token(job.id, self.id, token)
+        argv = [sys.executable, "-m", "genchess", *kinds.command(job, job_dir)]
+        log = open(job_dir / "output.log", "ab")
+        log.write(f"=== attempt {job.attempts}, {time.strftime('%Y-%m-%d %H:%M:%S')}, "
+                  f"{kinds.describe(job)}\n".encode())
+        log.flush()
+        env = {**os.environ, TOKEN_VARIABLE: token, "PYTHONUNBUFFERED": "1"}
+        try:
+            proc = subprocess.Popen(argv, cwd=job.cwd, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        except OSError as e:
+            log.close()
+            self.queue.finish(job.id, self.id, "failed", None, f"could not start: {e}")
+            self.out(f"job {job.id} ({job.kind}) failed to start: {e}")
+            return
+        self.queue.start(job.id, self.id, proc.pid, token, _commit())
+        self.running[job.id] = Running(job, proc, log, time.monotonic())
+        self.out(f"job {job.id} ({job.kind}) started: {kinds.describe(job)}")
+
+    # ------------------------------------------------------------ watching
+
+    def poll(self) -> None:
+        for job_id, r in list(self.running.items()):
+            code = r.proc.poll()
+            if code is None:
+                continue
+            self._kill_group(r)             # anything the command left behind
+            r.log.close()
+            del self.running[job_id]
+            job_dir = self.queue.job_dir(job_id)
+            tail = kinds.last_lines(job_dir / "output.log")
+            if r.stopping in ("pause", "cancel"):
+                state, message = {"pause": "paused", "cancel": "cancelled"}[r.stopping], None
+            elif r.stopping == "limit":
+                state = "failed"
+                message = f"stopped at its time limit of {r.job.time_limit / 3600:g} h\n{tail}"
+            elif r.stopping == "shutdown" and code != 0:
+                state, message = "queued", None
+            elif code == 0:
+                state, message = "done", None
+            else:
+                state, message = "failed", f"exit status {code}\n{tail}"
+            self.queue.renew(self.id, {job_id: r.used(time.monotonic())})
+            self.queue.finish(job_id, self.id, state, code, message)
+            self.out(f"job {job_id} ({r.job.kind}) {state}" + (f" (exit status {code})" if code else ""))
+            if state == "done":
+                from genchess.lab.report import write_report
+                try:
+                    write_report(self.queue, self.queue.job(job_id))
+                except (OSError, ValueError) as e:
+                    self.out(f"job {job_id}: no report: {e}")
+
+    def follow_requests(self) -> None:
+        now = time.monotonic()
+        for job_id, r in self.running.items():
+            if r.stopping is None:
+                request = self.queue.job(job_id).request
+                if request in ("pause", "cancel"):
+                    self._stop(r, request)
+                elif r.used(now) > r.job.time_limit:
+                    self._stop(r, "limit")
+            elif now - r.stop_sent > self.grace:
+                self._kill_group(r)
+
+    def _stop(self, r: Running, why: str) -> None:
+        """Ctrl-C to the job's group: its command stops at a safe point."""
+        self.out(f"job {r.job.id} ({r.job.kind}): stopping ({why})")
+        r.stopping, r.stop_sent = why, time.monotonic()
+        if r.stopped_at is not None:
+            r.stopped_for += time.monotonic() - r.stopped_at
+            r.stopped_at = None
+        self._signal(r, signal.SIGCONT)
+        self._signal(r, signal.SIGINT)
+
+    def heartbeat(self) -> None:
+        now = time.monotonic()
+        if now - self.last_beat >= HEARTBEAT_SECONDS:
+            self.queue.renew(self.id, {i: r.used(now) for i, r in self.running.items()})
+            self.last_beat = now
+
+    def shutdown(self) -> None:
+        """Every job stopped at a safe point and back in the queue."""
+        for r in self.running.values():
+            if r.stopping is None:
+                self._stop(r, "shutdown")
+        deadline = time.monotonic() + self.grace
+        try:
+            while self.running and time.monotonic() < deadline:
+                self.poll()
+                time.sleep(0.2)
+        except KeyboardInterrupt:
+            pass
+        for job_id, r in list(self.running.items()):
+            self._kill_group(r)
+            r.proc.wait()
+            r.log.close()
+            self.queue.finish(job_id, self.id, "queued", None, None)
+        self.running.clear()
+
+    # ------------------------------------------------------------ signals
+
+    @staticmethod
+    def _signal(r: Running, sig: int) -> None:
+        try:
+            os.killpg(r.proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _kill_group(self, r: Running) -> None:
+        self._signal(r, signal.SIGKILL)
+        if r.job.token is None:
+            r.job.token = self.queue.job(r.job.id).token
+        end_processes(r.job.token)
+
+    def _end_leftovers(self, job: Job) -> None:
+        if job.token:
+            ended = end_processes(job.token)
+            if ended:
+                self.out(f"job {job.id}: ended {ended} processes left by its lost worker")
+        self.out(f"job {job.id} ({job.kind}): its worker is gone; back in the queue")
+
+
+def end_processes(token: str | None, wait: float = 10.0) -> int:
+    """SIGKILL every process whose environment carries this attempt's token (the
+    job's command, its engines, its pool's workers), and wait until they are gone;
+    how many there were. Linux reads /proc; elsewhere the process group alone ends."""
+    if not token or not Path("/proc").is_dir():
+        return 0
+    marker = f"{TOKEN_VARIABLE}={token}".encode()
+    found = 0
+    deadline = time.monotonic() + wait
+    while True:
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                if marker in (entry / "environ").read_bytes().split(b"\0"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+        live = [pid for pid in pids if not _zombie(pid)]
+        if not live or time.monotonic() > deadline:
+            return found
+        for pid in live:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        found = max(found, len(live))
+        time.sleep(0.1)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _commit() -> str:
+    from genchess.position_sets.datagen import git_commit
+    return git_commit()

@@ -1,0 +1,270 @@
+"""The lab's jobs and worker (genchess/lab/kinds.py, worker.py): a job is checked when
+queued with the command's own messages; the worker runs jobs in order, a timed one
+alone, marks a crash failed with its output and goes on, stops a hung job at its
+time limit; and a worker killed with SIGKILL mid-job, then started again, resumes
+the job from its own files without losing or doubling a game or a position: a short
+SPRT-like match, a short tune and a short data run."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from genchess.lab.queue import Queue
+from genchess.lab.worker import TOKEN_VARIABLE, Worker
+from train_helpers import genchess_command, run
+
+MATCH = ["genchess", "genchess", "--tc", "nodes=2000", "--concurrency", "1"]
+
+
+def lab(cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return run(genchess_command("lab", *args), cwd, timeout=timeout)
+
+
+def start_worker(cwd: Path) -> subprocess.Popen:
+    argv, env = genchess_command("lab", "run", "--until-empty")
+    return subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+
+
+def wait_for(condition, timeout: float = 180, what: str = "the condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{what} did not happen within {timeout} s")
+
+
+def pgn_rounds(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return re.findall(r'\[Round "([^"]+)"\]', text)
+
+
+def token_processes(token: str) -> list[int]:
+    marker = f"{TOKEN_VARIABLE}={token}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+# ------------------------------------------------------------------ queueing
+
+
+def test_a_job_is_refused_with_the_commands_own_message(tmp_path):
+    own = run(genchess_command("match", "genchess", "genchess", "--tc", "bad"), tmp_path)
+    queued = lab(tmp_path, "add", "match", "genchess", "genchess", "--tc", "bad")
+    assert own.returncode == queued.returncode == 2
+    assert queued.stderr.strip() == own.stderr.strip().splitlines()[-1]
+    assert queued.stderr.startswith("genchess match: time control 'bad'")
+    usage = lab(tmp_path, "add", "datagen", "d", "--depth", "zero")
+    assert "genchess datagen: error: argument --depth" in usage.stderr
+    assert not (tmp_path / "lab" / "queue.sqlite").exists()       # nothing was queued
+
+
+def test_the_lab_keeps_a_matchs_pgn_itself(tmp_path):
+    result = lab(tmp_path, "add", "match", *MATCH, "--pgn", "mine.pgn")
+    assert result.returncode == 2
+    assert "leave out --pgn" in result.stderr
+
+
+def test_checking_a_data_run_leaves_its_folder_alone(tmp_path):
+    result = lab(tmp_path, "add", "datagen", "set", "--depth", "2", "--chunks", "1")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "set").exists()
+    job = Queue(tmp_path / "lab").jobs()[0]
+    assert (job.kind, job.timed, job.args["argv"]) == ("datagen", False, ["set", "--depth", "2", "--chunks", "1"])
+
+
+def test_a_training_is_queued_with_its_config_as_it_was(tmp_path):
+    config = tmp_path / "t.cfg"
+    config.write_text("method = tune\nrun file = t.txt\ntune = rfp_margin\ngenerations = 2\nnodes = 100\n")
+    assert lab(tmp_path, "add", "train", "t.cfg").returncode == 0
+    config.write_text("method = nonsense\n")
+    job = Queue(tmp_path / "lab").jobs()[0]
+    assert "method = tune" in job.args["config"] and job.args["config_name"] == "t.cfg"
+    bad = lab(tmp_path, "add", "train", "t.cfg")
+    assert bad.returncode == 2 and bad.stderr.startswith("genchess train: ")
+
+
+# ------------------------------------------------------------------ running
+
+
+def in_process_worker(lab_dir: Path, **settings) -> tuple[Worker, list[str]]:
+    lines: list[str] = []
+    worker = Worker(Queue(lab_dir), until_empty=True, tick=0.2, out=lines.append, **settings)
+    return worker, lines
+
+
+def test_a_crash_is_marked_failed_with_its_output_and_the_queue_goes_on(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    # Queued past the checks, as a job whose command fails when it runs.
+    crash = queue.add("bench", {"argv": ["--depth", "nonsense"]}, str(tmp_path), timed=True, time_limit=600)
+    fine = queue.add("bench", {"argv": ["--depth", "1", "--runs", "1"]}, str(tmp_path), timed=True,
+                     time_limit=600)
+    worker, lines = in_process_worker(tmp_path / "lab")
+    worker.run()
+    failed, done = queue.job(crash), queue.job(fine)
+    assert failed.state == "failed" and failed.exit_code == 2
+    assert "argument --depth" in failed.message
+    assert done.state == "done"
+    assert (tmp_path / "lab" / "jobs" / str(fine) / "report.md").exists()
+
+
+def test_a_hung_job_is_stopped_at_its_time_limit(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    hung = queue.add("match", {"argv": ["genchess", "genchess", "--tc", "nodes=2000000", "--games", "50",
+                                        "--concurrency", "1"]}, str(tmp_path), timed=True, time_limit=3)
+    worker, lines = in_process_worker(tmp_path / "lab", grace=10)
+    started = time.monotonic()
+    worker.run()
+    job = queue.job(hung)
+    assert job.state == "failed"
+    assert job.message.startswith("stopped at its time limit")
+    assert time.monotonic() - started < 60
+    assert token_processes(job.token) == []
+
+
+def test_a_timed_job_stops_the_untimed_ones_until_it_is_done(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    data = queue.add("datagen", {"argv": ["set", "--depth", "3", "--games-per-chunk", "8", "--chunks", "2",
+                                          "--workers", "1"]}, str(tmp_path), timed=False, time_limit=600)
+    worker, lines = in_process_worker(tmp_path / "lab", cores=2)
+    match = None
+
+    def queue_match_once_data_runs():
+        nonlocal match
+        if match is None and data in worker.running:
+            match = queue.add("match", {"argv": MATCH + ["--games", "2"]}, str(tmp_path), timed=True,
+                              time_limit=600)
+    original = worker.schedule
+
+    def schedule():
+        queue_match_once_data_runs()
+        original()
+        if match in worker.running:             # while the match runs, the data run is stopped
+            r = worker.running[data] if data in worker.running else None
+            assert r is None or r.stopped_at is not None
+            if r is not None:
+                state = Path(f"/proc/{r.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                assert state == "T"
+    worker.schedule = schedule
+    worker.run()
+    assert queue.job(data).state == queue.job(match).state == "done"
+    said = "\n".join(lines)
+    assert f"job {data} (datagen) stopped while timed job {match} runs" in said
+    assert f"job {data} (datagen) continued" in said
+
+
+def test_cancel_stops_a_running_job_at_a_safe_point(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    job_id = queue.add("match", {"argv": MATCH + ["--games", "400"]}, str(tmp_path), timed=True,
+                       time_limit=600)
+    worker, lines = in_process_worker(tmp_path / "lab")
+    original = worker.poll
+
+    def poll():
+        original()
+        if len(pgn_rounds(tmp_path / "lab" / "jobs" / str(job_id) / "games.pgn")) >= 2 and \
+                queue.job(job_id).request is None and queue.job(job_id).state == "running":
+            queue.cancel(job_id)
+    worker.poll = poll
+    worker.run()
+    job = queue.job(job_id)
+    assert job.state == "cancelled"
+    assert 2 <= len(pgn_rounds(tmp_path / "lab" / "jobs" / str(job_id) / "games.pgn")) < 400
+
+
+# ------------------------------------------------------------------ kill -9 and resume
+
+
+def kill_worker_then_finish(tmp_path: Path, ready) -> Queue:
+    """Start a worker, SIGKILL it once `ready()`, start another until the queue is empty."""
+    first = start_worker(tmp_path)
+    try:
+        wait_for(lambda: ready() or first.poll() is not None, what="the job's progress")
+        assert first.poll() is None, first.stdout.read()
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    finally:
+        if first.poll() is None:
+            first.kill()
+    queue = Queue(tmp_path / "lab")
+    job = queue.jobs()[0]
+    # The job's command outlived its worker (its own process group) until the next
+    # worker ends it: otherwise two would write the same files.
+    assert job.state == "running" and token_processes(job.token)
+    second = lab(tmp_path, "run", "--until-empty", timeout=600)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "its worker is gone; back in the queue" in second.stdout
+    job = queue.job(job.id)
+    assert job.state == "done", job.message
+    assert job.attempts == 2
+    assert token_processes(queue.jobs()[0].token) == []
+    return queue
+
+
+def test_an_sprt_survives_its_worker_killed_mid_match(tmp_path):
+    games = 10
+    assert lab(tmp_path, "add", "match", *MATCH, "--games", str(games),
+               "--sprt", "elo0=0", "elo1=10").returncode == 0
+    pgn = tmp_path / "lab" / "jobs" / "1" / "games.pgn"
+    kill_worker_then_finish(tmp_path, lambda: len(pgn_rounds(pgn)) >= 3)
+    rounds = pgn_rounds(pgn)
+    assert len(rounds) == games                          # none lost
+    assert sorted(set(rounds)) == sorted(rounds)         # none twice
+    assert set(rounds) == {f"{p}.{g}" for p in range(1, games // 2 + 1) for g in (1, 2)}
+    report = (tmp_path / "lab" / "jobs" / "1" / "report.md").read_text()
+    assert f"| games | {games} of at most {games} |" in report
+
+
+def test_a_tune_survives_its_worker_killed_mid_run(tmp_path):
+    iterations = 24
+    (tmp_path / "tune.cfg").write_text(
+        "method = tune\nrun file = tune.txt\ntune = rfp_margin, lmr_base\n"
+        f"generations = {iterations}\nnodes = 150\nseed = 3\nworkers = 1\noutput volume = quiet\n")
+    assert lab(tmp_path, "add", "train", "tune.cfg").returncode == 0
+
+    def records():
+        path = tmp_path / "tune.txt"
+        lines = path.read_text().splitlines() if path.exists() else []
+        return [json.loads(line)["iteration"] for line in lines[1:] if line.endswith("}")]
+    kill_worker_then_finish(tmp_path, lambda: len(records()) >= 4)
+    assert records() == list(range(1, iterations + 1))
+
+
+def chunk_digests(folder: Path) -> list[tuple[str, int, str]]:
+    rows = json.loads((folder / "MANIFEST.json").read_text())
+    return [(r["chunk"], r["positions"], r["sha256"]) for r in rows]
+
+
+def test_a_data_run_survives_its_worker_killed_mid_chunk(tmp_path):
+    # Three batches of 8 games a chunk (datagen's journal line each), so the kill
+    # comes inside a chunk, after a batch of it is on disk.
+    recipe = ["--depth", "4", "--games-per-chunk", "24", "--chunks", "2", "--workers", "1"]
+    reference = run(genchess_command("datagen", "whole", *recipe), tmp_path, timeout=600)
+    assert reference.returncode == 0, reference.stderr
+    assert lab(tmp_path, "add", "datagen", "killed", *recipe, "--name", "whole").returncode == 0
+    folder = tmp_path / "killed"
+
+    def inside_a_chunk():
+        try:
+            return any(j.stat().st_size for j in folder.glob("*.chains.journal"))
+        except FileNotFoundError:           # a chunk finished as we looked
+            return False
+    kill_worker_then_finish(tmp_path, inside_a_chunk)
+    # The same chunks, position for position, as a run that was never stopped.
+    assert chunk_digests(folder) == chunk_digests(tmp_path / "whole")
+    assert len(chunk_digests(folder)) == 2
