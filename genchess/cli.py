@@ -9,6 +9,8 @@ import sys
 import time
 
 from genchess import __version__
+from genchess.arguments import add_bench_arguments, add_engine_options, add_player_option
+from genchess.arguments import positive as _positive
 from genchess.console import reader_gone
 
 
@@ -191,55 +193,6 @@ def _bench_usage(problem: str) -> int:
     return 2
 
 
-def _positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of at least 1, not {value}")
-    return value
-
-
-def add_engine_options(parser, suppress=False, default_genome="the shipped genomes/network.genome"):
-    """Options of the playing engine; on subcommands they default to SUPPRESS so
-    that `genchess --hash 64 uci` and `genchess uci --hash 64` both work.
-    `default_genome` says in the help which genome runs without --genome."""
-    default = (lambda value: argparse.SUPPRESS) if suppress else (lambda value: value)
-    parser.add_argument("--genome", metavar="FILE", default=default(None),
-                        help=f"genome file (default: {default_genome}); for a gene-pool "
-                             "file the smallest living ID, else the last genome; for a Phoenix "
-                             "chromosome database (SQLite) the best of the last generation")
-    parser.add_argument("--genome-id", type=int, metavar="N", default=default(None),
-                        help="load the genome with this ID")
-    parser.add_argument("--search", choices=("iterative", "budget", "ga", "minimax"),  # engine.SEARCH_MODES, kept
-                        default=default("iterative"),                     # import-free here
-                        help="iterative deepening, the Look Ahead Gene's time budget, the GA tree "
-                             "search (Dehghani-Babamir) or plain minimax")
-    parser.add_argument("--ga-init-level", type=int, choices=(1, 2), default=default(1),
-                        help="GA search's initial population: root moves (1) or two-ply branches (2)")
-    parser.add_argument("--hash", type=_positive, metavar="MB", default=default(16),
-                        help="transposition table size in MB (default 16)")
-    parser.add_argument("--threads", type=_positive, metavar="N", default=default(1),
-                        help="search threads (Lazy SMP; default 1). genchess bench: report the "
-                             "speed and the time to the bench depth on N threads")
-    parser.add_argument("--book", metavar="FILE", default=default(None),
-                        help="play the opening from this Polyglot book (default: no book)")
-    parser.add_argument("--log", metavar="FILE", default=default(None),
-                        help="append every protocol line in and out, with timestamps, to FILE")
-
-
-def add_player_option(parser, suppress=False):
-    """--player: who plays behind the protocol (default: the genome engine); --tune: the
-    search genes as UCI options."""
-    parser.add_argument("--player", metavar="PLAYER", default=argparse.SUPPRESS if suppress else None,
-                        help="random, turing, montecarlo or genetic[:FILE[:ID]] (default: genetic "
-                             "with --genome)")
-    parser.add_argument("--tune", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="offer every search gene (the search's and the time manager's "
-                             "numbers) as a UCI spin option, for external tuners")
-
-
 def cmd_protocol(args):
     """Speak UCI or CECP on stdin/stdout; with no protocol given, the first command decides."""
     from genchess.channel import Channel
@@ -352,18 +305,7 @@ def build_parser():
                                    "are the fastest pass's, with the spread of all of them. "
                                    "--search benches another mode, each to the size it stops at "
                                    "by itself: minimax to a depth, budget and ga to a node count.")
-    # The defaults live in genchess.bench (DEFAULT_DEPTH, DEFAULT_RUNS), which this
-    # module does not import at start-up: importing it loads the compiled core.
-    p.add_argument("--depth", type=_positive, help="search depth: iterative (default 8) and minimax "
-                                                   "(default 3)")
-    p.add_argument("--nodes", type=_positive, metavar="N",
-                   help="the node-budget searches' size per position: budget (its nodes a move, "
-                        "default 20000) and ga (its tree, default 2000)")
-    p.add_argument("--runs", type=_positive, metavar="N",
-                   help="passes over the positions; the fastest gives the speed (default 5)")
-    add_engine_options(p, suppress=True, default_genome="the hand-set genomes/default.genome, "
-                                                         "whatever the default genome is, so that "
-                                                         "the signature does not move with it")
+    add_bench_arguments(p)
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("play", help="play a game at the terminal (people and/or computers)",
@@ -508,17 +450,6 @@ def _cmd_lab(argv):
 # Commands with a parser of their own (their options would be taken for genchess's).
 TRAINER_COMMANDS = {"train": _cmd_train, "plot": _cmd_plot, "lab": _cmd_lab}
 
-
-def command_parser(name: str) -> argparse.ArgumentParser:
-    """The parser of one `genchess` command, as `genchess NAME` parses its arguments:
-    `genchess lab add` checks a job's arguments with it, so its messages are the
-    command's own."""
-    if name == "train":
-        from genchess.train.cli import build_parser as train_parser
-        return train_parser("genchess train")
-    parser = build_parser()
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return commands.choices[name]
 
 
 def main(argv=None):

@@ -58,8 +58,24 @@ LAB_OWNED = {"match": ("--pgn", "--resume", "--json"), "gauntlet": ("--pgn", "--
 def parse(kind: str, argv: list[str]) -> argparse.Namespace:
     """The arguments as the command's own parser reads them; its errors are its own
     (usage and one line, status 2), raised as SystemExit as argparse does."""
-    from genchess.cli import command_parser
     return command_parser(KINDS[kind].command).parse_args(argv)
+
+
+def command_parser(command: str) -> argparse.ArgumentParser:
+    """`genchess COMMAND`'s parser, built by the functions that build it for the
+    command itself (its prog too, so its messages are the command's)."""
+    if command == "train":
+        from genchess.train.cli import build_parser
+        return build_parser("genchess train")
+    from genchess.arguments import add_bench_arguments
+    from genchess.position_sets.cli import add_positions_arguments
+    from genchess.position_sets.datagen_cli import add_datagen_arguments
+    from genchess.strength.cli import add_match_arguments
+    from genchess.strength.gauntlet import add_gauntlet_arguments
+    parser = argparse.ArgumentParser(prog=f"genchess {command}")
+    {"match": add_match_arguments, "gauntlet": add_gauntlet_arguments, "bench": add_bench_arguments,
+     "positions": add_positions_arguments, "datagen": add_datagen_arguments}[command](parser)
+    return parser
 
 
 def check(kind: str, argv: list[str], cwd: Path) -> dict:
