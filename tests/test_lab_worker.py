@@ -160,9 +160,11 @@ def test_a_timed_job_stops_the_untimed_ones_until_it_is_done(tmp_path):
             if r is not None:
                 state = Path(f"/proc/{r.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
                 assert state == "T"
+                assert queue.job(data).held == 1          # the page and the status say so
     worker.schedule = schedule
     worker.run()
     assert queue.job(data).state == queue.job(match).state == "done"
+    assert queue.job(data).held == 0
     said = "\n".join(lines)
     assert f"job {data} (datagen) stopped while timed job {match} runs" in said
     assert f"job {data} (datagen) continued" in said

@@ -155,12 +155,15 @@ def status(args, lab: Path) -> int:
     if not jobs:
         print(f"{queue.path}: no jobs")
         return 0
-    print(f"{'id':>4}  {'state':<10} {'pri':>3}  {'kind':<9} {'timed':<6} command")
+    print(f"{'id':>4}  {'state':<17} {'pri':>3}  {'kind':<9} {'timed':<6} command")
     for job in jobs:
-        print(f"{job.id:>4}  {job.state + ('*' if job.request else ''):<10} {job.priority:>3}  "
+        state = job.state + ("*" if job.request else "") + (" (held)" if job.held else "")
+        print(f"{job.id:>4}  {state:<17} {job.priority:>3}  "
               f"{job.kind:<9} {'yes' if job.timed else 'no':<6} {kinds.describe(job)[:90]}")
     if any(job.request for job in jobs):
         print("* a pause or cancel asked of the worker running it")
+    if any(job.held for job in jobs):
+        print("(held): an untimed job stopped while a timed one runs; it continues after")
     return 0
 
 

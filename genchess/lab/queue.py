@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     used REAL NOT NULL DEFAULT 0,   -- seconds run so far, over every attempt
     state TEXT NOT NULL DEFAULT 'queued',
     request TEXT,                   -- 'pause' or 'cancel', for the worker running it
+    held INTEGER NOT NULL DEFAULT 0, -- 1: an untimed job stopped while a timed one runs
     worker TEXT,
     lease REAL,
     token TEXT,                     -- marks the processes of one attempt (their environment)
@@ -74,6 +75,7 @@ class Job:
     used: float
     state: str
     request: str | None
+    held: int
     worker: str | None
     lease: float | None
     token: str | None
@@ -110,6 +112,9 @@ class Queue:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA busy_timeout=60000")
         self.db.executescript(SCHEMA)
+        # A queue made before jobs could be held for a timed one.
+        if "held" not in {row["name"] for row in self.db.execute("PRAGMA table_info(jobs)")}:
+            self.db.execute("ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self.db.close()
@@ -200,6 +205,11 @@ class Queue:
         self._write(lambda db: db.execute("UPDATE jobs SET token = ? WHERE id = ? AND worker = ?",
                                           (token, job_id, worker)))
 
+    def hold(self, job_id: int, worker: str, held: bool) -> None:
+        """Say that the worker stopped (or continued) an untimed job for a timed one."""
+        self._write(lambda db: db.execute("UPDATE jobs SET held = ? WHERE id = ? AND worker = ?",
+                                          (int(held), job_id, worker)))
+
     def renew(self, worker: str, used: dict[int, float], lease: float = LEASE_SECONDS) -> None:
         """The worker's heartbeat: its leases extended, its jobs' running time."""
         def body(db):
@@ -217,7 +227,7 @@ class Queue:
         """A job's attempt ended: done, failed, cancelled, paused (the user's pause)
         or queued (the worker stopping; the job resumes from its files)."""
         def body(db):
-            db.execute("UPDATE jobs SET state = ?, exit_code = ?, message = ?, request = NULL, "
+            db.execute("UPDATE jobs SET state = ?, exit_code = ?, message = ?, request = NULL, held = 0, "
                        "worker = NULL, lease = NULL, pid = NULL, finished = ? "
                        "WHERE id = ? AND worker = ?",
                        (state, exit_code, message, self.clock() if state in FINAL else None,
@@ -247,8 +257,8 @@ class Queue:
                 if on_lost is not None:
                     on_lost(lost[-1])
                 state = {"pause": "paused", "cancel": "cancelled"}.get(row["request"], "queued")
-                db.execute("UPDATE jobs SET state = ?, request = NULL, worker = NULL, lease = NULL, "
-                           "pid = NULL, finished = ? WHERE id = ?",
+                db.execute("UPDATE jobs SET state = ?, request = NULL, held = 0, worker = NULL, "
+                           "lease = NULL, pid = NULL, finished = ? WHERE id = ?",
                            (state, now if state in FINAL else None, row["id"]))
             for worker_id, owner in workers.items():
                 if owner["host"] == host and not alive(owner["pid"]) or \

@@ -119,6 +119,7 @@ def create_app(queue, token: str | None = None):
 
     def summary(job) -> dict:
         return {"id": job.id, "kind": job.kind, "state": job.state, "request": job.request,
+                "held": bool(job.held),
                 "priority": job.priority, "timed": job.timed, "command": kinds.describe(job),
                 "created": job.created, "started": job.started, "finished": job.finished,
                 "used": job.used, "attempts": job.attempts, "commit": job.commit_id,

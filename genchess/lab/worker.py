@@ -112,6 +112,7 @@ class Worker:
                 self._signal(r, signal.SIGCONT)
                 r.stopped_for += time.monotonic() - r.stopped_at
                 r.stopped_at = None
+                self.queue.hold(r.job.id, self.id, False)
                 self.out(f"job {r.job.id} ({r.job.kind}) continued")
         while (job := self.queue.take(self.id, self._can_start)) is not None:
             if job.timed:
@@ -119,6 +120,7 @@ class Worker:
                     if r.stopped_at is None:
                         self._signal(r, signal.SIGSTOP)
                         r.stopped_at = time.monotonic()
+                        self.queue.hold(r.job.id, self.id, True)
                         self.out(f"job {r.job.id} ({r.job.kind}) stopped while timed job {job.id} runs")
             self.start(job)
             if job.timed:
