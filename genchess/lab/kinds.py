@@ -338,7 +338,7 @@ def _train_progress(job, job_dir):
         from genchess.train.tune import read_records
         header, iterations = read_records(run_file)
         names = list(header["numbers"])
-        result["parameters"] = {"names": names, "iterations": [
+        result["parameters"] = {"names": names, "start": header["start"], "iterations": [
             {"iteration": r["iteration"], "theta": r.get("theta")} for r in iterations]}
         return result
     from genchess.drawing import PlotError

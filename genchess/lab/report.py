@@ -77,7 +77,8 @@ def _facts(job, progress: dict) -> list[tuple[str, str]]:
         if progress["sprt"]:
             s = progress["sprt"]
             facts += [("SPRT", f"[{s['elo0']:g}, {s['elo1']:g}] {s['model']}, LLR {s['llr']:+.2f} "
-                               f"({s['lower']:+.2f}, {s['upper']:+.2f}): {s['status']}")]
+                               f"({s['lower']:+.2f}, {s['upper']:+.2f}): "
+                               f"{'no decision' if s['status'] == 'continue' else s['status']}")]
     elif job.kind == "datagen":
         facts += [("positions", f"{progress['positions']:,}"), ("chunks", str(len(progress["chunks"]))),
                   ("folder", progress["folder"])]
@@ -157,9 +158,10 @@ def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
         fig, ax = plt.subplots(figsize=(8, 4))
         its = [r["iteration"] for r in p["iterations"]]
         for i, name in enumerate(p["names"][:12]):
-            ax.plot(its, [r["theta"][i] for r in p["iterations"]], label=name)
+            start = p["start"][i] or 1      # each number as a share of its start: one axis for all
+            ax.plot(its, [r["theta"][i] / start for r in p["iterations"]], label=name)
         ax.set_xlabel("iteration")
-        ax.set_ylabel("value")
+        ax.set_ylabel("value / its start")
         ax.legend(fontsize=7, ncol=2)
         save(fig, "parameters.png", "the tuned parameters over the iterations")
     elif job.kind == "datagen" and progress.get("chunks"):
