@@ -74,6 +74,16 @@ def test_a_job_is_refused_with_the_commands_own_message(tmp_path):
     assert not (tmp_path / "lab" / "queue.sqlite").exists()       # nothing was queued
 
 
+def test_a_gauntlet_is_checked_as_the_command_checks_it(tmp_path):
+    config = Path(__file__).resolve().parents[1] / "genchess" / "data" / "gauntlet.cfg"
+    arguments = [str(config), "--opponents", "no-such-opponent", "--tc", "nodes=500"]
+    own = run(genchess_command("gauntlet", *arguments), tmp_path)
+    queued = lab(tmp_path, "add", "gauntlet", *arguments)
+    assert own.returncode == queued.returncode == 2
+    assert queued.stderr.strip() == own.stderr.strip().splitlines()[-1]
+    assert "no opponent to play" in queued.stderr
+
+
 def test_the_lab_keeps_a_matchs_pgn_itself(tmp_path):
     result = lab(tmp_path, "add", "match", *MATCH, "--pgn", "mine.pgn")
     assert result.returncode == 2
@@ -245,6 +255,8 @@ def test_a_tune_survives_its_worker_killed_mid_run(tmp_path):
         return [json.loads(line)["iteration"] for line in lines[1:] if line.endswith("}")]
     kill_worker_then_finish(tmp_path, lambda: len(records()) >= 4)
     assert records() == list(range(1, iterations + 1))
+    assert "![the tuned parameters over the iterations](parameters.png)" in \
+        (tmp_path / "lab" / "jobs" / "1" / "report.md").read_text()
 
 
 def chunk_digests(folder: Path) -> list[tuple[str, int, str]]:

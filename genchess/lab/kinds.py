@@ -114,16 +114,13 @@ def _check_match(args, argv):
 
 
 def _check_gauntlet(args, argv):
-    from genchess.strength.cli import UsageError, parse_control, parse_variant
-    from genchess.strength.gauntlet import GauntletError, parse_gauntlet
+    from genchess.strength.cli import UsageError
+    from genchess.strength.gauntlet import prepare_gauntlet
     try:
-        if args.games is not None and args.games < 1:
+        if args.games is not None and args.games < 1:     # as cmd_gauntlet checks first
             raise UsageError(f"--games must be at least 1, not {args.games}")
-        parse_gauntlet(args.config)
-        if args.tc is not None:
-            parse_control(args)
-        parse_variant(args)
-    except (UsageError, GauntletError) as e:
+        prepare_gauntlet(args, out=lambda line: None)
+    except UsageError as e:
         raise JobError(f"genchess gauntlet: {e}") from None
     return {"argv": argv}
 

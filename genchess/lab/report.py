@@ -171,4 +171,6 @@ def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
         ax.set_xlabel("chunk")
         ax.set_ylabel("positions an hour")
         save(fig, "speed.png", "positions an hour, chunk by chunk")
+    if job.kind == "gauntlet" and (job_dir / "gauntlet.png").exists():
+        figures.append(("gauntlet.png", "the gauntlet: the engine's rating against each opponent"))
     return figures

@@ -176,12 +176,14 @@ def plot(path: Path, engine: str, rows, fit) -> None:
     plt.close(fig)
 
 
-def run_gauntlet(args, out=print) -> int:
-    from genchess.strength.cli import (UsageError, load_openings, parse_adjudication, parse_control,
-                                       parse_variant, probe_all)
-    from genchess.strength.ratings import Opponent, fit_rating
-    from genchess.strength.runner import MatchRunner, ResumeError, describe_controls
-    from genchess.strength.engines import SpecError, VariantError, parse_engine_spec, probe
+def prepare_gauntlet(args, out=print):
+    """Every check of a gauntlet before its first game (the config read, the engine
+    probed, the opponents to play chosen): (config, games, control, adjudication,
+    chess960, engine, [(anchor, spec)]), or UsageError. `genchess lab add gauntlet`
+    queues a gauntlet only if this passes."""
+    from genchess.strength.cli import (UsageError, parse_adjudication, parse_control, parse_variant,
+                                       probe_all)
+    from genchess.strength.engines import SpecError, parse_engine_spec
 
     try:
         config = parse_gauntlet(args.config)
@@ -218,6 +220,16 @@ def run_gauntlet(args, out=print) -> int:
         todo.append((anchor, spec))
     if not todo:
         raise UsageError(f"{config.path}: no opponent to play (all skipped)")
+    return config, games, control, adjudication, chess960, engine, todo
+
+
+def run_gauntlet(args, out=print) -> int:
+    from genchess.strength.cli import UsageError, load_openings
+    from genchess.strength.ratings import Opponent, fit_rating
+    from genchess.strength.runner import MatchRunner, ResumeError, describe_controls
+    from genchess.strength.engines import SpecError, VariantError, probe
+
+    config, games, control, adjudication, chess960, engine, todo = prepare_gauntlet(args, out)
     rows = []
     interrupted = False
     for anchor, spec in todo:
