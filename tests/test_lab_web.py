@@ -137,3 +137,20 @@ def test_the_server_answers_garbage_with_a_4xx_and_stays_up(lab_with_a_match):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_a_pgns_games_are_read_as_python_chess_reads_them_and_a_torn_last_one_is_left_out(lab_with_a_match,
+                                                                                           tmp_path):
+    import chess.pgn
+    from genchess.lab.kinds import _pgn_games
+    text = (lab_with_a_match / "lab" / "jobs" / "1" / "games.pgn").read_text()
+    torn = tmp_path / "games.pgn"
+    torn.write_text(text + text[:text.index("1. ") + 40])       # a game cut mid-write
+    expected = []
+    with open(torn) as handle:
+        while (headers := chess.pgn.read_headers(handle)) is not None:
+            pair, game = (int(x) for x in headers["Round"].split("."))
+            expected.append((pair, game, headers["White"], headers["Black"], headers["Result"]))
+    # python-chess reads the torn game's tags too; the page counts only finished games.
+    assert len(expected) == 5
+    assert _pgn_games(torn) == expected[:4]
