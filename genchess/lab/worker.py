@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from genchess.lab import kinds
-from genchess.lab.queue import Job, Queue
+from genchess.lab.queue import Job, Queue, QueueError
 
 TOKEN_VARIABLE = "GENCHESS_LAB_TOKEN"
 GRACE_SECONDS = 60.0            # after Ctrl-C, a job's time to reach a safe point
@@ -155,7 +155,14 @@ class Worker:
             self.queue.finish(job.id, self.id, "failed", None, f"could not start: {e}")
             self.out(f"job {job.id} ({job.kind}) failed to start: {e}")
             return
-        self.queue.start(job.id, self.id, proc.pid, token, _commit())
+        try:
+            self.queue.start(job.id, self.id, proc.pid, token, _commit())
+        except QueueError as e:     # the lease ran out meanwhile and another worker has it
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            log.close()
+            self.out(f"job {job.id}: {e}")
+            return
         self.running[job.id] = Running(job, proc, log, time.monotonic())
         self.out(f"job {job.id} ({job.kind}) started: {kinds.describe(job)}")
 
