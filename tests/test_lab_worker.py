@@ -282,3 +282,27 @@ def test_a_data_run_survives_its_worker_killed_mid_chunk(tmp_path):
     # The same chunks, position for position, as a run that was never stopped.
     assert chunk_digests(folder) == chunk_digests(tmp_path / "whole")
     assert len(chunk_digests(folder)) == 2
+
+
+def test_a_paused_job_resumes_where_it_stopped_when_queued_again(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    job_id = queue.add("match", {"argv": MATCH + ["--games", "8"]}, str(tmp_path), timed=True, time_limit=600)
+    pgn = tmp_path / "lab" / "jobs" / str(job_id) / "games.pgn"
+    worker, lines = in_process_worker(tmp_path / "lab")
+    original = worker.poll
+
+    def poll():
+        original()
+        if len(pgn_rounds(pgn)) >= 2 and queue.job(job_id).state == "running" and not queue.job(job_id).request:
+            queue.pause(job_id)
+    worker.poll = poll
+    worker.run()
+    assert queue.job(job_id).state == "paused"
+    played = len(pgn_rounds(pgn))
+    assert 2 <= played < 8
+    assert queue.retry(job_id) == "queued"
+    worker, lines = in_process_worker(tmp_path / "lab")
+    worker.run()
+    rounds = pgn_rounds(pgn)
+    assert queue.job(job_id).state == "done"
+    assert sorted(rounds) == sorted(f"{p}.{g}" for p in range(1, 5) for g in (1, 2))   # each game once
