@@ -306,3 +306,14 @@ def test_a_paused_job_resumes_where_it_stopped_when_queued_again(tmp_path):
     rounds = pgn_rounds(pgn)
     assert queue.job(job_id).state == "done"
     assert sorted(rounds) == sorted(f"{p}.{g}" for p in range(1, 5) for g in (1, 2))   # each game once
+
+
+def test_the_workers_scheduler_takes_an_untimed_jobs_games_to_the_cluster(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    job_id = queue.add("datagen", {"argv": ["set", "--depth", "2", "--games-per-chunk", "4", "--chunks", "1"]},
+                       str(tmp_path), timed=False, time_limit=600)
+    worker, lines = in_process_worker(tmp_path / "lab", scheduler="local:1")
+    worker.run()
+    assert queue.job(job_id).state == "done"
+    log = (tmp_path / "lab" / "jobs" / str(job_id) / "output.log").read_text()
+    assert "Playing on a local dask cluster" in log

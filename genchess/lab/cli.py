@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cores the untimed jobs may fill (default: all)")
     p.add_argument("--until-empty", action="store_true",
                    help="stop when no job is queued or running (default: wait for more)")
+    p.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
+                   help="play the untimed jobs' games (train, positions, datagen) on this dask "
+                        "cluster, as their own --scheduler does (tcp://HOST:PORT, tls://... or "
+                        "local:N), unless a job names its own; timed jobs stay on this machine")
 
     p = sub.add_parser("serve", parents=[common], help="the live web page",
                        description="Serve the lab's live page: every job with its state and "
@@ -93,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
 def _positive(text: str) -> int:
     from genchess.console import at_least
     return at_least(1)(text)
+
+
+def _scheduler(text: str) -> str:
+    from genchess.parallel.cluster import parse_scheduler
+    try:
+        return parse_scheduler(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _hours(text: str) -> float:
@@ -181,7 +193,7 @@ def change(args, lab: Path) -> int:
 def run(args, lab: Path) -> int:
     from genchess.lab.worker import Worker
     worker = Worker(_queue(lab, create=True), cores=args.cores, until_empty=args.until_empty,
-                    out=lambda line: print(line, flush=True))
+                    out=lambda line: print(line, flush=True), scheduler=args.scheduler)
     return worker.run()
 
 

@@ -170,9 +170,17 @@ CHECKS = {"match": _check_match, "gauntlet": _check_gauntlet, "bench": _check_be
 
 # ------------------------------------------------------------------ running
 
-def command(job, job_dir: Path) -> list[str]:
-    """The `genchess` arguments that run (or resume) the job; `job_dir` absolute."""
+# The kinds whose command plays on a dask cluster when given --scheduler.
+ON_A_CLUSTER = ("train", "positions", "datagen")
+
+
+def command(job, job_dir: Path, scheduler: str | None = None) -> list[str]:
+    """The `genchess` arguments that run (or resume) the job; `job_dir` absolute. With
+    the worker's `scheduler`, an untimed job that names none plays on that cluster
+    (a timed one stays on this machine's cores, where its clock is kept)."""
     argv = list(job.args["argv"])
+    if scheduler and job.kind in ON_A_CLUSTER and not any(a.startswith("--scheduler") for a in argv):
+        argv += ["--scheduler", scheduler]
     if job.kind in ("match", "gauntlet"):
         argv += ["--pgn", str(job_dir / "games.pgn"), "--resume"]
         if job.kind == "gauntlet" and "--out" not in argv:

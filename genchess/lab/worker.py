@@ -63,6 +63,7 @@ class Worker:
     tick: float = 1.0
     grace: float = GRACE_SECONDS
     out: object = print
+    scheduler: str | None = None            # a dask cluster for the untimed jobs' games
 
     def __post_init__(self):
         self.id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -75,7 +76,8 @@ class Worker:
     def run(self) -> int:
         self.queue.register(self.id)
         handlers = {sig: signal.signal(sig, self._ask_to_quit) for sig in (signal.SIGINT, signal.SIGTERM)}
-        self.out(f"lab worker {self.id}: {self.queue.path}, {self.cores} cores")
+        self.out(f"lab worker {self.id}: {self.queue.path}, {self.cores} cores"
+                 + (f", untimed jobs' games on {self.scheduler}" if self.scheduler else ""))
         try:
             while not self.quit:
                 self.queue.recover(on_lost=self._end_leftovers)
@@ -141,7 +143,7 @@ class Worker:
         # The token first: a worker killed right after Popen leaves processes that
         # the next worker must be able to find.
         self.queue.set_token(job.id, self.id, token)
-        argv = [sys.executable, "-m", "genchess", *kinds.command(job, job_dir)]
+        argv = [sys.executable, "-m", "genchess", *kinds.command(job, job_dir, self.scheduler)]
         log = open(job_dir / "output.log", "ab")
         log.write(f"=== attempt {job.attempts}, {time.strftime('%Y-%m-%d %H:%M:%S')}, "
                   f"{kinds.describe(job)}\n".encode())
