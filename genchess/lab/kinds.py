@@ -104,24 +104,29 @@ def _working_directory(path: Path):
         os.chdir(before)
 
 
+def _as_the_command_says(command: str, errors, check) -> None:
+    """check(), its user errors raised as the command prints them."""
+    try:
+        check()
+    except errors as e:
+        raise JobError(f"genchess {command}: {e}") from None
+
+
 def _check_match(args, argv):
     from genchess.strength.cli import UsageError, prepare_match
-    try:
-        prepare_match(args)
-    except UsageError as e:
-        raise JobError(f"genchess match: {e}") from None
+    _as_the_command_says("match", UsageError, lambda: prepare_match(args))
     return {"argv": argv}
 
 
 def _check_gauntlet(args, argv):
     from genchess.strength.cli import UsageError
     from genchess.strength.gauntlet import prepare_gauntlet
-    try:
+
+    def check():
         if args.games is not None and args.games < 1:     # as cmd_gauntlet checks first
             raise UsageError(f"--games must be at least 1, not {args.games}")
         prepare_gauntlet(args, out=lambda line: None)
-    except UsageError as e:
-        raise JobError(f"genchess gauntlet: {e}") from None
+    _as_the_command_says("gauntlet", UsageError, check)
     return {"argv": argv}
 
 
@@ -131,19 +136,13 @@ def _check_bench(args, argv):
 
 def _check_positions(args, argv):
     from genchess.position_sets.run import PositionsRun, UsageError
-    try:
-        PositionsRun(args)
-    except UsageError as e:
-        raise JobError(f"genchess positions: {e}") from None
+    _as_the_command_says("positions", UsageError, lambda: PositionsRun(args))
     return {"argv": argv}
 
 
 def _check_datagen(args, argv):
     from genchess.position_sets.datagen_cli import UsageError, recipe_from
-    try:
-        recipe_from(args, Path(args.folder), write=False)
-    except UsageError as e:
-        raise JobError(f"genchess datagen: {e}") from None
+    _as_the_command_says("datagen", UsageError, lambda: recipe_from(args, Path(args.folder), write=False))
     return {"argv": argv}
 
 
@@ -154,10 +153,7 @@ def _check_train(args, argv):
     if args.config is None or args.export is not None:
         raise JobError("genchess lab add train: give a CONFIG file to train (a job trains; "
                        "--export is a command of its own)")
-    try:
-        parse_config(args.config)
-    except (ConfigError, GenomeError) as e:
-        raise JobError(f"genchess train: {e}") from None
+    _as_the_command_says("train", (ConfigError, GenomeError), lambda: parse_config(args.config))
     path = Path(args.config)
     rest = list(argv)
     rest.remove(args.config)
