@@ -95,7 +95,7 @@ def test_a_resumed_adam_run_ends_exactly_as_an_uninterrupted_one(tmp_path, label
     saved = (parts / "run.txt_state.pickle").read_bytes()
     assert run(write_config(parts, labelled_set, generations=4, **settings)) == 0
     (parts / "run.txt_state.pickle").write_bytes(saved)            # killed before its state
-    assert pickle.loads(saved)["optimiser"].t > 0
+    assert pickle.loads(saved)["optimiser"]["t"] > 0
     assert run(write_config(parts, labelled_set, generations=6, **settings)) == 0
     assert generation_lines(parts / "run.txt") == generation_lines(whole / "run.txt")
     for name in ("run.txt_genomes.txt", "run.txt_best.genome"):

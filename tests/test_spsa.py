@@ -1,4 +1,4 @@
-"""SPSA (genchess.fitness.spsa): fishtest's schedules, convergence on a noisy game-like
+"""SPSA (genchess.optimise.spsa): fishtest's schedules, convergence on a noisy game-like
 objective, bounds and freezing, and a resumed run equal to an uninterrupted one."""
 
 import json
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from genchess.fitness.spsa import Spsa, SpsaParameter, SpsaSchedule
+from genchess.optimise.spsa import Spsa, SpsaParameter, SpsaSchedule
 
 OPTIMUM = {"margin": 130.0, "depth": 4.0, "share": 0.7}
 # Elo lost per squared unit away from the optimum, and where each number starts.
@@ -39,8 +39,8 @@ def game_pair(plus, minus, rng):
 
 def run(spsa, until, seed=99):
     while spsa.k < until:
-        delta, plus, minus = spsa.probe()
-        spsa.update(delta, game_pair(plus, minus, random.Random(seed * 100_000 + spsa.k)))
+        delta, plus, minus = spsa.ask()
+        spsa.tell(delta, game_pair(plus, minus, random.Random(seed * 100_000 + spsa.k)))
     return spsa
 
 
@@ -70,10 +70,10 @@ def test_bounds_hold_and_a_frozen_number_never_moves():
               SpsaParameter("share", 0.3, 0.0, 1.0, c_end=0.06)]
     spsa = Spsa(frozen, SpsaSchedule(iterations=800), seed=5)
     while not spsa.done:
-        delta, plus, minus = spsa.probe()
+        delta, plus, minus = spsa.ask()
         assert 60.0 <= plus["margin"] <= 80.0 and 60.0 <= minus["margin"] <= 80.0
         assert plus["depth"] == minus["depth"] == 7.0
-        spsa.update(delta, game_pair(plus, minus, random.Random(spsa.k)))
+        spsa.tell(delta, game_pair(plus, minus, random.Random(spsa.k)))
     assert 60.0 <= spsa.values()["margin"] <= 80.0
     assert spsa.values()["depth"] == 7.0
 
@@ -83,8 +83,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one():
     whole = run(Spsa(PARAMETERS, schedule, seed=11), 600)
     first = run(Spsa(PARAMETERS, schedule, seed=11), 250)
     saved = json.loads(json.dumps(first.state()))             # as a run file keeps it
-    resumed = run(Spsa(PARAMETERS, schedule, theta=saved["theta"], k=saved["k"], seed=saved["seed"],
-                       rng_state=saved["rng_state"]), 600)
+    resumed = run(Spsa.from_state(saved), 600)
     assert resumed.theta == whole.theta and resumed.k == whole.k == 600
 
 

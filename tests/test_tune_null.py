@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from genchess.fitness.spsa import SpsaParameter, SpsaSchedule
+from genchess.optimise.spsa import SpsaParameter, SpsaSchedule
 from genchess.genome import open_genome
 from genchess.train.tune import tuned_numbers
 

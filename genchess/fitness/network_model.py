@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from genchess.fitness.features import CHUNK, occupancy
-from genchess.fitness.gradient import adam_move
+from genchess.optimise.adam import adam_move
 from genchess.fitness.loss import loss_and_slope
 from genchess.genome.network import ACTIVATIONS, INPUTS, ORDER_VALUES, QB, output_bucket
 from genchess.genome.network import SCALE as _SCALE
@@ -265,7 +265,7 @@ class NumpyKernels:
                                          part.target[rows], part.k)
 
     def step(self, parameters, gradient: dict, m, v, t: int, rate: float) -> None:
-        """Adam's step (gradient.py's adam_move) on every array, then the limits; the
+        """Adam's step (optimise/adam.py's adam_move) on every array, then the limits; the
         arrays are those of the trainer's FlatArrays, changed in place."""
         for name, array in parameters.arrays.items():
             move, m.arrays[name][...], v.arrays[name][...] = adam_move(

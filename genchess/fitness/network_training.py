@@ -2,7 +2,8 @@
 a set kept as its packed records.
 
 The loop is written once, here: the epochs, the shuffled minibatches, the learning
-rate's schedule, Adam's moments, the limits, the history and the saved state. What a
+rate's schedule (optimise/schedules.py), Adam's moments (its arithmetic is
+optimise/adam.py's), the limits, the history and the saved state. What a
 minibatch costs is a pair of kernels the loop is given, with one interface (the
 minibatch's loss and gradient, Adam's step, the held-out evaluations):
 
@@ -39,6 +40,7 @@ from genchess.files import write_atomically
 from genchess.fitness.loss import Labels
 from genchess.fitness.network_model import LIMITS, SCALE, FloatNetwork, NumpyKernels
 from genchess.genome.network import ACTIVATIONS, MAX_BUCKETS
+from genchess.optimise.schedules import StepDrop
 
 FORMAT = 2                              # the saved state's layout (1: before output buckets)
 KERNELS = ("fast", "numpy")
@@ -78,10 +80,8 @@ class NetworkSettings:
             raise ValueError(problem)
 
     def rate(self, epoch: int) -> float:
-        """The learning rate of epoch `epoch` (from 1): a step schedule, the fast part
-        finds the region, the slow part settles in it."""
-        dropped = epoch > math.ceil(self.drop_at * self.epochs)
-        return self.learning_rate * (self.rate_drop if dropped else 1.0)
+        """The learning rate of epoch `epoch` (from 1): optimise/schedules.py's step drop."""
+        return StepDrop(self.learning_rate, self.rate_drop, self.drop_at, self.epochs).rate(epoch)
 
 
 DEFAULTS = NetworkSettings()

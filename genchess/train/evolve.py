@@ -8,14 +8,13 @@ optimiser learns from the losses:
 
     cma-es   CMA-ES (pycma) in coordinates scaled by each number's step, so one sigma
              suits table entries and piece values alike; with more than 100 numbers
-             the covariance is diagonal (sep-CMA-ES: linear cost per generation,
-             and faster progress in high dimension)
-    ga       the project's own genetic algorithm, its operators plain functions
-             below: tournament selection, uniform crossover, Gaussian mutation of a
-             share of the numbers, the best kept (elitism)
-    adam     gradient descent (fitness/gradient.py): a generation is an epoch of
-             minibatch Adam on the exact gradient of the loss; linear kinds only
-             (material, pvt, unified), scored in this process
+             the covariance is diagonal (optimise/evolution.py)
+    ga       the project's own genetic algorithm (optimise/evolution.py):
+             tournament selection, uniform crossover, Gaussian mutation of a share
+             of the numbers, the best kept (elitism)
+    adam     gradient descent (optimise/adam.py on fitness/gradient.py's exact
+             gradient): a generation is an epoch of minibatch Adam; linear kinds
+             only (material, pvt, unified), scored in this process
 
 Numbers no training position touches (a linear kind's feature column that is zero
 on the whole training part) are frozen at their start value for every optimiser:
@@ -35,7 +34,8 @@ Files (append-only, except the two that are replaced whole and atomically):
   <run file>_genomes.txt   each generation's best genome (ID = generation)
   <run file>_best.genome   the lowest training loss so far: genchess --genome plays it
   <run file>_start.genome  the start genome (what validation games play against)
-  <run file>_state.pickle  the optimiser's whole state and its random generators
+  <run file>_state.pickle  the run's state: the optimiser's whole state (its state()
+                           dict, random streams included), the best so far
 A run stopped any way resumes from its state: the generation being scored is
 scored again, the same way, so a resumed run ends exactly as an uninterrupted one,
 and what a killed run had already written for that generation (its line, its genome,
@@ -61,15 +61,18 @@ from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings, check_labels)
 from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
+from genchess.optimise import restore
+from genchess.optimise.adam import Adam, AdamSettings
+from genchess.optimise.evolution import CmaSettings, GaSettings, GeneticAlgorithm
 from genchess.train.records import (AppendFile, is_pool_record_end, read_complete_genomes, read_state,
                                     set_aside, split_complete)
 from genchess.train.registry import Method
-from genchess.train.scaffold import PositionFitnessRun
+from genchess.train.scaffold import PositionFitnessRun, cma_es
 
 OPTIMISERS = ("cma-es", "ga", "adam")
 STARTS = ("given", "zero", "random")
 KINDS = ("material", "pvt", "genetic", "unified")
-DIAGONAL_ABOVE = 100            # numbers: CMA-ES keeps a diagonal covariance above this
+GA_POPULATION = 32              # the ga's genomes a generation unless given
 ADAM_L2 = 1e-6                  # adam's l2 weight unless given (measured: docs/positions.md)
 RANDOM_SPAN = 5.0               # start = random: each number within +-5 of its steps
 
@@ -179,72 +182,6 @@ def record_generation(line: str) -> int:
     return int(line.split()[1].rstrip(":"))
 
 
-# ------------------------------------------------------------------ the ga's operators
-
-def tournament(rng: np.random.Generator, losses: np.ndarray, size: int) -> int:
-    """The lowest loss of `size` genomes drawn with replacement."""
-    drawn = rng.integers(0, len(losses), size)
-    return int(drawn[np.argmin(losses[drawn])])
-
-
-def uniform_crossover(rng: np.random.Generator, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Each number from either parent with equal chance."""
-    return np.where(rng.random(len(a)) < 0.5, a, b)
-
-
-def gaussian_mutation(rng: np.random.Generator, x: np.ndarray, rate: float, size: float) -> np.ndarray:
-    """A share `rate` of the numbers (at least one) moved by N(0, size); x is in steps."""
-    chosen = rng.random(len(x)) < rate
-    chosen[rng.integers(len(x))] = True
-    return x + chosen * rng.normal(0.0, size, len(x))
-
-
-def next_generation(rng: np.random.Generator, population: np.ndarray, losses: np.ndarray,
-                    size: int, elite: int, tournament_size: int, rate: float, sigma: float) -> np.ndarray:
-    """The ga's step: the `elite` best kept, the rest children of tournament winners."""
-    order = np.argsort(losses, kind="stable")
-    children = [population[i].copy() for i in order[:elite]]
-    while len(children) < size:
-        a = population[tournament(rng, losses, tournament_size)]
-        b = population[tournament(rng, losses, tournament_size)]
-        children.append(gaussian_mutation(rng, uniform_crossover(rng, a, b), rate, sigma))
-    return np.array(children)
-
-
-class GeneticAlgorithm:
-    """ask/tell, like pycma's CMAEvolutionStrategy, over vectors in steps from the start."""
-
-    def __init__(self, dimension: int, size: int, sigma: float, rate: float, elite: int,
-                 tournament_size: int, seed: int, lo: np.ndarray, hi: np.ndarray):
-        self.rng = np.random.default_rng(seed)
-        self.size, self.sigma, self.rate = size, sigma, rate
-        self.elite, self.tournament_size = elite, tournament_size
-        self.lo, self.hi = lo, hi
-        first = self.rng.normal(0.0, sigma, (size, dimension))
-        first[0] = 0.0                              # the start genome itself
-        self.population = np.clip(first, lo, hi)
-
-    def ask(self) -> np.ndarray:
-        return self.population.copy()
-
-    def tell(self, population, losses) -> None:
-        children = next_generation(self.rng, np.asarray(population), np.asarray(losses), self.size,
-                                   self.elite, self.tournament_size, self.rate, self.sigma)
-        self.population = np.clip(children, self.lo, self.hi)
-
-
-def cma_strategy(dimension: int, size: int, sigma: float, seed: int, lo: np.ndarray, hi: np.ndarray):
-    try:
-        import cma
-    except ImportError:
-        raise ConfigError('optimiser = cma-es needs pycma: pip install cma (or "genchess[tune]")') from None
-    options = {"seed": seed % (2**31 - 1) + 1, "bounds": [list(lo), list(hi)], "verbose": -9,
-               "CMA_diagonal": dimension > DIAGONAL_ABOVE, "maxiter": 10**9}
-    if size:
-        options["popsize"] = size
-    return cma.CMAEvolutionStrategy(np.zeros(dimension), sigma, options)
-
-
 # ------------------------------------------------------------------ the run
 
 class EvolveTrainer(PositionFitnessRun):
@@ -347,12 +284,12 @@ class EvolveTrainer(PositionFitnessRun):
         lo = (spec.lo[ix] - self.origin[ix]) / spec.step[ix]
         hi = (spec.hi[ix] - self.origin[ix]) / spec.step[ix]
         if cfg.optimiser == "adam":
-            from genchess.fitness.gradient import Adam
-            return Adam(len(ix), cfg.learning_rate, cfg.batch_size, self.seed, lo, hi)
+            return Adam(len(ix), AdamSettings(cfg.learning_rate, cfg.batch_size), self.seed, lo, hi)
         if cfg.optimiser == "ga":
-            return GeneticAlgorithm(len(ix), cfg.population or 32, cfg.sigma, cfg.mutation_rate,
-                                    cfg.elite, cfg.tournament_size, self.seed, lo, hi)
-        return cma_strategy(len(ix), cfg.population, cfg.sigma, self.seed, lo, hi)
+            return GeneticAlgorithm(len(ix), GaSettings(cfg.population or GA_POPULATION, cfg.sigma,
+                                                        cfg.mutation_rate, cfg.elite, cfg.tournament_size),
+                                    self.seed, lo, hi)
+        return cma_es(len(ix), CmaSettings(cfg.population, cfg.sigma), self.seed, lo, hi)
 
     # ------------------------------------------------------------ files
 
@@ -372,7 +309,6 @@ class EvolveTrainer(PositionFitnessRun):
             self.written = 0                        # generations already in the records
             self.genomes_written = 0                # ... and in the genomes file
             self.validated: set[int] = set()
-            self.np_state = np.random.get_state()
             self.start_genome = self.start_genome.with_numbers(self.origin, 0)
             write_atomically(cfg.companion("_start.genome"),
                              f"# GenChess evolve: the start genome of {cfg.run_file}\n"
@@ -414,13 +350,14 @@ class EvolveTrainer(PositionFitnessRun):
     def resume(self, state_path: Path) -> None:
         cfg = self.config
         state = read_state(state_path, ("numbers", "evolving", "generation", "origin", "optimiser",
-                                        "best", "best_loss", "seed", "validated", "np_state"))
+                                        "best", "best_loss", "seed", "validated"))
         if state["numbers"] != len(self.spec) or list(state["evolving"]) != list(self.evolving):
             raise ConfigError(f"{state_path}: a run of {state['numbers']} numbers "
                               f"({len(state['evolving'])} evolving), not this configuration's")
-        for key in ("generation", "origin", "optimiser", "best", "best_loss", "seed", "validated",
-                    "np_state"):
+        for key in ("generation", "origin", "best", "best_loss", "seed", "validated"):
             setattr(self, key, state[key])
+        # (A state of an older run keeps numpy's generator beside pycma's strategy.)
+        self.optimiser = restore(state["optimiser"], state.get("np_state"))
         self.start_genome = self.start_genome.with_numbers(self.origin, 0)
         # What a killed run wrote after its last state: cut a torn tail, and count what
         # each file already holds so that the replay writes none of it again. The files
@@ -445,9 +382,9 @@ class EvolveTrainer(PositionFitnessRun):
             self.genomes_written = max(g.id for g in read_complete_genomes(genomes).genomes)
 
     def save_state(self) -> None:
-        state = {"generation": self.generation, "origin": self.origin, "optimiser": self.optimiser,
-                 "best": self.best, "best_loss": self.best_loss, "seed": self.seed,
-                 "validated": self.validated, "np_state": self.np_state,
+        state = {"generation": self.generation, "origin": self.origin,
+                 "optimiser": self.optimiser.state(), "best": self.best, "best_loss": self.best_loss,
+                 "seed": self.seed, "validated": self.validated,
                  "numbers": len(self.spec), "evolving": list(self.evolving)}
         write_atomically(self.config.companion("_state.pickle"), pickle.dumps(state))
 
@@ -483,19 +420,14 @@ class EvolveTrainer(PositionFitnessRun):
         if self.config.optimiser == "adam":
             mean = self.optimiser.epoch(self.objective)
             return self.full(self.optimiser.x, whole=False)[0], mean
-        # pycma draws from numpy's global generator: it is part of the run's state.
-        np.random.set_state(self.np_state)
         scaled = np.asarray(self.optimiser.ask())
-        self.np_state = np.random.get_state()
         # Linear kinds are scored as drawn, between whole numbers too: rounded, a step
         # smaller than half a unit changes nothing, the landscape is flat steps and
         # CMA-ES's step size collapses on them. The generation's best is then rounded
         # into a genome and scored again: its losses are what the records report.
         vectors = self.full(scaled, whole=not self.smooth)
         losses = self.score(executor, vectors)["train"] + self.penalty(vectors)
-        np.random.set_state(self.np_state)
         self.optimiser.tell(list(scaled), list(losses))
-        self.np_state = np.random.get_state()
         return vectors[int(np.argmin(losses))], float(np.mean(losses))
 
     def step(self, executor, deadline) -> str | None:

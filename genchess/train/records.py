@@ -18,6 +18,7 @@ a genome whose game never got written is an orphan that simply never lived.
 
 from __future__ import annotations
 
+import io
 import pickle
 import re
 from dataclasses import dataclass
@@ -174,13 +175,28 @@ def read_games_file(path: Path) -> tuple[list[GameHeaders], TornTail | None]:
     return games, torn
 
 
+# Optimisers an older run's state pickled whole, under the names they had before
+# genchess/optimise/ (2026-12): read under their new ones, so that such a run resumes.
+MOVED_CLASSES = {
+    ("genchess.train.evolve", "GeneticAlgorithm"): ("genchess.optimise.evolution", "GeneticAlgorithm"),
+    ("genchess.fitness.gradient", "Adam"): ("genchess.optimise.adam", "Adam"),
+    **{("genchess.fitness.spsa", name): ("genchess.optimise.spsa", name)
+       for name in ("Spsa", "SpsaParameter", "SpsaSchedule")},
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        return super().find_class(*MOVED_CLASSES.get((module, name), (module, name)))
+
+
 def read_state(path: Path, keys: tuple[str, ...]) -> dict:
     """A trainer's saved state (`<run file>_state.pickle`, written whole by
     write_atomically), which must hold `keys`. A torn, foreign or damaged file is a
     ConfigError naming it, whatever the unpickler tripped on: the records beside it
     are intact, only the resume is impossible."""
     try:
-        state = pickle.loads(Path(path).read_bytes())
+        state = _Unpickler(io.BytesIO(Path(path).read_bytes())).load()
     except OSError:
         raise
     except Exception as e:

@@ -51,6 +51,16 @@ def start_positions(path: Path | None, chess960: bool = False) -> list[str] | No
         raise ConfigError(str(e)) from None
 
 
+def cma_es(dimension: int, settings, seed: int, lo, hi):
+    """optimise's CmaEs (settings a CmaSettings), or a ConfigError in one line when
+    pycma is not installed: evolve and tune both offer it."""
+    from genchess.optimise.evolution import CmaEs
+    try:
+        return CmaEs(dimension, settings, seed, lo, hi)
+    except ImportError as e:
+        raise ConfigError(str(e)) from None
+
+
 class Run:
     """Base class of every method's trainer: the run frame around its loop body."""
 

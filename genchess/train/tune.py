@@ -7,10 +7,10 @@ as the only fitness:
 
     spsa     (the default) each iteration plays `pairs` game pairs, theta + c_k delta
              against theta - c_k delta, and steps theta by the plus side's wins minus
-             losses (fitness/spsa.py: fishtest's schedules, OpenBench's c_end and
+             losses (optimise/spsa.py: fishtest's schedules, OpenBench's c_end and
              r_end per number, bounds, freezing)
     cma-es   a population every generation, each genome playing `pairs` game pairs
-    ga       against the start genome, its score the fitness (evolve's optimisers,
+    ga       against the start genome, its score the fitness (optimise/evolution.py,
              in steps from the start): the games-only evolution of the seeds' designs,
              to compare with SPSA on the same game budget
 
@@ -25,7 +25,7 @@ Files (append-only, except the two replaced whole and atomically):
   <run file>_start.genome  the start genome, which a resumed run goes on from
   <run file>_best.genome   the tuned numbers so far (SPSA's theta, a population's best or
                            mean), rounded where whole: what the final SPRT plays
-  <run file>_state.pickle  the optimiser's whole state and its random generators
+  <run file>_state.pickle  the optimiser's whole state (its state() dict)
 A run stopped any way resumes from its state; an iteration cut short is played again
 from its start, so with fixed-node games a resumed run ends exactly as an uninterrupted one.
 """
@@ -42,10 +42,12 @@ import numpy as np
 
 from genchess.adjudication import FISHTEST
 from genchess.files import package_file, write_atomically
-from genchess.fitness.spsa import A_RATIO, ALPHA, GAMMA, Spsa, SpsaParameter, SpsaSchedule
 from genchess.genome import Genome, GenomeError, open_genome
 from genchess.genome.run_files import TUNE_HEADER, TUNE_RECORD as RECORD
 from genchess.genome.search_genes import search_genes
+from genchess.optimise import restore
+from genchess.optimise.evolution import CmaSettings, GaSettings, GeneticAlgorithm
+from genchess.optimise.spsa import A_RATIO, ALPHA, GAMMA, Spsa, SpsaParameter, SpsaSchedule
 from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_all
 from genchess.strength.tally import white_points
@@ -53,10 +55,15 @@ from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, Commo
                                    ConfigError, Key)
 from genchess.train.records import AppendFile, read_state, set_aside, split_complete
 from genchess.train.registry import Method
-from genchess.train.scaffold import Run
+from genchess.train.scaffold import Run, cma_es
 
 OPTIMISERS = ("spsa", "cma-es", "ga")
 R_END = 0.002                   # OpenBench's default learning rate at the end
+# The ga's operators with game fitness, as the method has always run them (evolve's
+# ga, on positions, takes them from its config keys instead).
+GA_MUTATION_RATE = 0.3          # the share of a child's numbers that mutate
+GA_ELITE = 1                    # the best genomes kept unchanged
+GA_TOURNAMENT = 2               # genomes drawn to pick each parent
 
 TUNE_KEYS = [
     Key("run file", "path", "the run's records; <file>_best.genome, <file>_start.genome and "
@@ -240,21 +247,19 @@ class TuneTrainer(Run):
                           for n in self.numbers]
             return Spsa(parameters, SpsaSchedule(cfg.generations, cfg.a_ratio, cfg.alpha, cfg.gamma),
                         seed=self.seed)
-        from genchess.train.evolve import GeneticAlgorithm, cma_strategy
         free = [n for n in self.numbers if n.name not in self.frozen]
         lo = np.array([(n.lo - n.start) / n.step for n in free])
         hi = np.array([(n.hi - n.start) / n.step for n in free])
         if cfg.optimiser == "ga":
-            return GeneticAlgorithm(len(free), cfg.population, cfg.sigma, 0.3, 1, 2, self.seed, lo, hi)
-        return cma_strategy(len(free), cfg.population, cfg.sigma, self.seed, lo, hi)
+            return GeneticAlgorithm(len(free), GaSettings(cfg.population, cfg.sigma, GA_MUTATION_RATE,
+                                                          GA_ELITE, GA_TOURNAMENT), self.seed, lo, hi)
+        return cma_es(len(free), CmaSettings(cfg.population, cfg.sigma), self.seed, lo, hi)
 
     def spread(self) -> float:
         """cma-es, ga: how widely the next generation is drawn around its centre, in steps
         (CMA-ES's median standard deviation, which it adapts; the GA's mutation, fixed).
         If games cannot tell the genomes apart, CMA-ES cannot narrow it."""
-        if self.config.optimiser == "cma-es":
-            return float(np.median(self.optimiser.result.stds))
-        return float(self.optimiser.sigma)
+        return self.optimiser.spread()
 
     def values_of(self, scaled) -> list[float]:
         """cma-es, ga: every tuned number's value from a vector of the free ones, in steps
@@ -265,7 +270,7 @@ class TuneTrainer(Run):
 
     def learn_pair(self, delta: list[int], result: int) -> None:
         """spsa: step theta by a pair's result (the plus side's wins minus losses)."""
-        self.optimiser.update(delta, result)
+        self.optimiser.tell(delta, result)
         self.theta = list(self.optimiser.theta)
 
     def learn_population(self, population, scores: list[int]) -> None:
@@ -282,7 +287,8 @@ class TuneTrainer(Run):
         state = cfg.companion("_state.pickle")
         if state.exists():
             saved = read_state(state, ("iteration", "optimiser", "theta", "last_record"))
-            self.iteration, self.optimiser, self.theta = saved["iteration"], saved["optimiser"], saved["theta"]
+            self.iteration, self.theta = saved["iteration"], saved["theta"]
+            self.optimiser = restore(saved["optimiser"])
             last = saved["last_record"]
         else:
             last = None
@@ -328,7 +334,7 @@ class TuneTrainer(Run):
         writes the record when it resumes (the state keeps it), so none is lost or doubled."""
         cfg = self.config
         write_atomically(cfg.companion("_state.pickle"),
-                         pickle.dumps({"iteration": self.iteration, "optimiser": self.optimiser,
+                         pickle.dumps({"iteration": self.iteration, "optimiser": self.optimiser.state(),
                                        "theta": self.theta, "last_record": record}))
         write_atomically(cfg.companion("_best.genome"), self.best_text())
         if record["iteration"] > self.written:      # a restored older state: already there
@@ -372,7 +378,7 @@ class TuneTrainer(Run):
         rng = random.Random(f"{self.seed}:{k}")             # the iteration's openings
         cfg = self.config
         if cfg.optimiser == "spsa":
-            delta, plus, minus = self.optimiser.probe()
+            delta, plus, minus = self.optimiser.ask()
             plus_genome = genome_with(self.start_genome, self.numbers, [plus[n.name] for n in self.numbers], 1)
             minus_genome = genome_with(self.start_genome, self.numbers, [minus[n.name] for n in self.numbers], 2)
             results = play_all(executor, self.pair_jobs(plus_genome, minus_genome, rng))

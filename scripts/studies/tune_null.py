@@ -131,7 +131,7 @@ def replay(trainer: TuneTrainer, iterations: int, outcomes: np.ndarray, seed: in
 
     for _ in range(iterations):
         if trainer.config.optimiser == "spsa":
-            delta, _, _ = trainer.optimiser.probe()
+            delta, _, _ = trainer.optimiser.ask()
             trainer.learn_pair(delta, pair_points())
         else:
             population = trainer.optimiser.ask()

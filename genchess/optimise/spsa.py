@@ -19,14 +19,15 @@ point) whatever N is. A is a share of N (OpenBench's A ratio, 0.1 by default); a
 0.602 and gamma 0.101 are Spall's. Each number keeps to its bounds and may be frozen.
 
 The optimiser is plain data and pure functions apart from the loop that plays the
-games: `Spsa.state()` is everything a run needs to go on exactly where it stopped,
-random stream included.
+games: ask() draws an iteration's coins and its two sides, tell() steps theta by
+their result, and `Spsa.state()` (JSON-ready) is everything a run needs to go on
+exactly where it stopped, random stream included (Spsa.from_state makes it again).
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 ALPHA = 0.602
 GAMMA = 0.101
@@ -80,6 +81,7 @@ def clamp(value: float, parameter: SpsaParameter) -> float:
 @dataclass
 class Spsa:
     """A run: the parameters, the schedule, theta and the iterations done."""
+    NAME = "spsa"
     parameters: list[SpsaParameter]
     schedule: SpsaSchedule
     seed: int = 1
@@ -101,7 +103,7 @@ class Spsa:
     def values(self) -> dict[str, float]:
         return {p.name: t for p, t in zip(self.parameters, self.theta)}
 
-    def probe(self) -> tuple[list[int], dict[str, float], dict[str, float]]:
+    def ask(self) -> tuple[list[int], dict[str, float], dict[str, float]]:
         """The next iteration's coins and its two sides (theta +- c_k delta, within
         bounds; frozen numbers stay put). Draws from the run's random stream."""
         k = self.k + 1
@@ -113,7 +115,7 @@ class Spsa:
             minus[p.name] = clamp(t - c * d, p)
         return delta, plus, minus
 
-    def update(self, delta: list[int], result: float) -> None:
+    def tell(self, delta: list[int], result: float) -> None:
         """Step theta by one iteration's `result`: the plus side's wins minus losses."""
         k = self.k + 1
         for i, (p, d) in enumerate(zip(self.parameters, delta)):
@@ -124,8 +126,15 @@ class Spsa:
 
     def state(self) -> dict:
         """Everything that resumes the run exactly (JSON-ready)."""
-        return {"theta": list(self.theta), "k": self.k, "seed": self.seed,
-                "rng_state": _jsonable(self._rng.getstate())}
+        return {"optimiser": self.NAME, "parameters": [asdict(p) for p in self.parameters],
+                "schedule": asdict(self.schedule), "theta": list(self.theta), "k": self.k,
+                "seed": self.seed, "rng_state": _jsonable(self._rng.getstate())}
+
+    @classmethod
+    def from_state(cls, state: dict) -> Spsa:
+        return cls([SpsaParameter(**p) for p in state["parameters"]], SpsaSchedule(**state["schedule"]),
+                   seed=state["seed"], theta=list(state["theta"]), k=state["k"],
+                   rng_state=state["rng_state"])
 
 
 def _jsonable(state):
