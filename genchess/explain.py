@@ -166,7 +166,7 @@ def explain_material(genome, board) -> Explanation:
 
 
 def weigh(priority: float, exponent: float, score: float) -> float:
-    """A gene's weighed score, as evaluate.pyx's weigh (the same libm pow)."""
+    """A gene's weighed score, as eval_genetic.pyx's weigh (the same libm pow)."""
     if priority == 0.0 or score == 0.0:
         return 0.0
     if exponent == 1.0:
@@ -187,7 +187,7 @@ GENE_NAMES = {
 
 
 def explain_genetic(genome, board) -> Explanation:
-    from genchess_core.evaluate import gene_raw_scores
+    from genchess_core.eval_genetic import gene_raw_scores
     packed = genome.pack()
     raw = gene_raw_scores(board, packed)
     white_to_move = board.turn == "w"

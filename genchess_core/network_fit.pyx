@@ -75,7 +75,7 @@ cdef enum:
     MAX_BUCKETS = 16            # genome/network.py's MAX_BUCKETS
 
 cdef double LN10 = 2.302585092994046
-cdef double BETA1 = 0.9, BETA2 = 0.999, EPSILON = 1e-8     # fitness/gradient.py's, Adam's own
+cdef double BETA1 = 0.9, BETA2 = 0.999, EPSILON = 1e-8     # optimise/adam.py's, Adam's own
 
 
 cdef struct Position:
@@ -365,7 +365,7 @@ cdef inline void zero(real* values, Py_ssize_t n) noexcept nogil:
 
 def adam_step(real[::1] values, const real[::1] gradient, real[::1] m, real[::1] v,
               const Py_ssize_t[::1] ends, const double[::1] limits, long t, double rate, int threads):
-    """Adam's t-th step (fitness/gradient.py's adam_move, in the arrays' own precision
+    """Adam's t-th step (optimise/adam.py's adam_move, in the arrays' own precision
     and order of operations) on every number of `values`, which holds arrays one after
     another (the k-th ends before ends[k]), each then clipped to [-limits[k], limits[k]].
     One pass for all the arrays, each split between the threads."""

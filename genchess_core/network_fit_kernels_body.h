@@ -116,7 +116,7 @@ KERNEL_TARGET static void KERNEL(scatter)(REAL* g_w1, REAL* g_b1, REAL* g_w2, co
     }
 }
 
-/* Adam's step on values[0, n) (fitness/gradient.py's adam_move, in REAL and in its
+/* Adam's step on values[0, n) (optimise/adam.py's adam_move, in REAL and in its
    order of operations), then the values clipped to [-top, top]. */
 KERNEL_TARGET static void KERNEL(adam)(REAL* values, const REAL* gradient, REAL* m, REAL* v,
                                        ptrdiff_t n, REAL beta1, REAL keep1, REAL beta2, REAL keep2,

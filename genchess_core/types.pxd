@@ -22,6 +22,12 @@ cdef enum:
     KING = 5
 
 cdef enum:
+    # Internal score units per unit of the genome's weighted score (a Genetic Chess
+    # genome's; the search's pawn unless a genome names its own).
+    EVAL_SCALE = 1000
+    EVAL_LIMIT = 500000000      # evaluations are clamped well inside the mate range
+
+cdef enum:
     NO_PIECE = 12
     NO_SQ = 64
     MOVE_NONE = 0

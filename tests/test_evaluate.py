@@ -21,7 +21,8 @@ import pytest
 
 from genchess.genome import Genome, hand_set_genome
 from genchess_core import Board
-from genchess_core.evaluate import GENE_PREFIXES, evaluate_board, gene_raw_scores
+from genchess_core.eval_genetic import GENE_PREFIXES, gene_raw_scores
+from genchess_core.evaluate import evaluate_board
 from genchess_core.searcher import MATE_THRESHOLD
 
 SEED = 20251122
