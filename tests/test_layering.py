@@ -12,15 +12,22 @@ Position sets are two layers in one package: reading and writing a set (EPD, the
 packed form, the set in memory) stands below the fitness and imports nothing that
 plays games; making a set plays them, so it stands above measuring (openings,
 Stockfish) and beside the trainers. The fitness scores genomes on a set and
-neither measures nor makes sets. Checked twice: every import statement in the
-source (including the lazy ones inside functions), and what importing each module
-really loads in a fresh interpreter (so an indirect path counts too).
+neither measures nor makes sets. The optimisers (`genchess/optimise/`) stand below
+the trainers and beside the fitness: they know vectors and scores, not positions,
+games or runs. Checked twice: every import statement in the source (including the
+lazy ones inside functions), and what importing each module really loads in a fresh
+interpreter (so an indirect path counts too).
+
+Below everything, `genchess_core` (the Cython hot path) imports nothing of
+`genchess`; beside everything, `scripts/` use GenChess and GenChess never uses
+them (nor the tests).
 """
 
 from __future__ import annotations
 
 import ast
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +37,7 @@ import pytest
 import genchess
 
 PACKAGE_DIR = Path(genchess.__file__).resolve().parent
+REPOSITORY = Path(__file__).resolve().parents[1]   # (CI installs the package: scripts/ are only here)
 
 # package or module -> packages it must never import, directly or through another module
 FORBIDDEN = {
@@ -39,6 +47,12 @@ FORBIDDEN = {
     "genchess.fitness": ("genchess.train", "genchess.strength", "genchess.position_sets.making",
                          "genchess.position_sets.run", "genchess.position_sets.cli"),
     "genchess.position_sets": ("genchess.train",),
+    # Making a set (making, run, datagen) still takes openings and engines from
+    # strength/; every other module of the package stands below measuring.
+    **{f"genchess.position_sets.{module}": ("genchess.train", "genchess.strength")
+       for module in ("chains", "cli", "datagen_cli")},
+    "genchess.optimise": ("genchess.train", "genchess.strength", "genchess.parallel", "genchess.fitness",
+                          "genchess.position_sets", "genchess.genome"),
     **{f"genchess.position_sets.{reading}": ("genchess.train", "genchess.strength", "genchess.parallel",
                                             "genchess.fitness", "genchess.position_sets.making",
                                             "genchess.position_sets.run")
@@ -195,3 +209,57 @@ def test_no_two_modules_import_each_other():
 def test_the_cycle_check_finds_a_circle_through_a_third_module():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+# ------------------------------------------------------------ genchess_core and scripts/
+
+CORE_DIR = REPOSITORY / "genchess_core"
+SCRIPTS_DIR = REPOSITORY / "scripts"
+# An import of the Python layer in Cython or Python source: `import genchess`,
+# `from genchess.x import`, `cimport genchess...` (genchess_core's own names do not
+# match: the package name must end where `genchess` does).
+GENCHESS_IMPORT = re.compile(r"^\s*(?:from\s+genchess(?:\.\S+)?\s+c?import|c?import\s+genchess(?:\.|\s|,|$))",
+                             re.MULTILINE)
+
+
+def core_sources() -> list[Path]:
+    return sorted(p for p in CORE_DIR.iterdir() if p.suffix in (".pyx", ".pxd", ".pxi", ".py"))
+
+
+def test_genchess_core_imports_nothing_of_genchess():
+    # The hot path is what everything stands on: an import of the Python layer from
+    # Cython would be a circle through the whole package (and Python objects near
+    # the per-node code).
+    sources = core_sources()
+    assert any(p.suffix == ".pyx" for p in sources) and any(p.suffix == ".pxd" for p in sources)
+    bad = [f"{p.name}: {m.group(0).strip()}" for p in sources
+           for m in GENCHESS_IMPORT.finditer(p.read_text(encoding="utf-8"))]
+    assert not bad, bad
+
+
+def test_the_core_check_sees_every_spelling():
+    source = ("from genchess.genome import Genome\n"
+              "    import genchess.files\n"
+              "import genchess\n"
+              "from genchess cimport something\n"
+              "from genchess_core.position cimport Position\n"
+              "import genchess_core.board\n")
+    assert [m.group(0).strip() for m in GENCHESS_IMPORT.finditer(source)] == [
+        "from genchess.genome import", "import genchess.", "import genchess", "from genchess cimport"]
+
+
+def test_genchess_never_imports_the_scripts_or_the_tests():
+    # scripts/ are tools beside the product: they import genchess, never the reverse
+    # (a clone's installed GenChess has no scripts/ beside it).
+    scripts = [p for p in SCRIPTS_DIR.rglob("*.py")]
+    assert any("genchess" in n for p in scripts
+               for n in imported_names(p.read_text(encoding="utf-8"), "scripts"))
+    for module in all_modules():
+        bad = sorted(n for n in imported_names(*source_of(module))
+                     if breaks(n, ("scripts", "tests", "conftest")))
+        assert not bad, f"{module} imports {bad}"
+    for path in core_sources():
+        if path.suffix == ".py":
+            bad = sorted(n for n in imported_names(path.read_text(encoding="utf-8"), "genchess_core")
+                         if breaks(n, ("scripts", "tests")))
+            assert not bad, f"{path.name} imports {bad}"
