@@ -189,12 +189,11 @@ def test_garbage_records_name_their_line(tmp_path, capsys, method, body, where):
 def test_an_unfinished_last_record_is_left_out(tmp_path, method):
     """A run drawn while it writes: its last line, cut in a number, is not drawn."""
     from genchess.drawing import read_record_lines
-    from genchess.train.evolve_plots import EVOLVE_LINE
-    from genchess.train.network_plots import EPOCH_LINE
+    from genchess.genome.run_formats import EPOCH_LINE, GENERATION_LINE
     header, record = RECORD_HEADERS[method]
     path = tmp_path / "run.txt"
     path.write_text(header + record.format("0.05") + record.format("1e").rstrip("\n"))
-    pattern = EVOLVE_LINE if method == "evolve" else EPOCH_LINE
+    pattern = GENERATION_LINE if method == "evolve" else EPOCH_LINE
     [rows] = read_record_lines(path, pattern)
     assert len(rows) == 1 and rows[0][-1] == 0.05
 

@@ -16,7 +16,7 @@ from genchess.genome import open_genome, read_genomes
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.train.registry import parse_config, trainer_for
 from genchess.train.config import ConfigError
-from genchess.train.tune import check_iteration, read_records
+from genchess.genome.run_formats import check_iteration, read_tune_records as read_records
 
 from train_helpers import config_text, plot_command, run as run_command
 

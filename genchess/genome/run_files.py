@@ -12,9 +12,10 @@ The run files are read here, in the genome package, although the trainers write
 them: reading a run's best genome is a few pure, read-only lines (a file's first
 line, the Still Alive lines, a wins count, one SQL query), and keeping them here
 lets the protocols, the players and the matches open any genome without loading a
-trainer. The trainers import their files' formats from this module (the evolve
-header, the chromosome database's schema version and its reader, which the
-trainer's writer extends), never the other way round.
+trainer. The trainers import their files' formats from the genome package (each
+method's record lines from run_formats, the chromosome database's schema version
+and its reader from here, which the trainer's writer extends), never the other
+way round.
 
     a gene pool or population file   the smallest ID still alive in any pool; in a
                                      file without Still Alive lines that has a games
@@ -42,11 +43,7 @@ from .genome_file import GENOMES_DIR, default_genome, load_genome, parse_genome_
 from .kinds import GenomeError
 from .genome import Genome
 from .pvt import PvtGenome
-
-EVOLVE_HEADER = "# GenChess evolve run:"     # the first line of an evolve run's records
-NETWORK_HEADER = "# GenChess network run:"   # ... of a network run's
-TUNE_RECORD = "tune"                         # a tune run's records: JSON lines, the first
-TUNE_HEADER = '{"record": "tune"'            # ... its header, {"record": "tune", ...}
+from .run_formats import EVOLVE_HEADER, NETWORK_HEADER, TUNE_HEADER
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SCHEMA_VERSION = 1                            # of the chromosome database (train/chromosome_db.py)
@@ -124,24 +121,6 @@ def count_wins(games_path: str | Path) -> Counter:
     if tags:
         end_of_tags()
     return wins
-
-
-def starts_with(path: str | Path, header: str) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readline().startswith(header)
-    except OSError:
-        return False
-
-
-def is_evolve_records(path: str | Path) -> bool:
-    """Whether `path` is an evolve run's records (its first line is the header)."""
-    return starts_with(path, EVOLVE_HEADER)
-
-
-def is_network_records(path: str | Path) -> bool:
-    """Whether `path` is a network run's records (its first line is the header)."""
-    return starts_with(path, NETWORK_HEADER)
 
 
 def run_file_genome(path: Path, genome_id: int | None):

@@ -60,7 +60,8 @@ from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.pvt import N_VALUES, STANDARD_MATERIAL
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings, check_labels)
-from genchess.genome.run_files import EVOLVE_HEADER, is_evolve_records
+from genchess.genome.run_formats import (evolve_header, generation_line, generations_written,
+                                         is_evolve_records, validated_steps)
 from genchess.optimise import restore
 from genchess.optimise.adam import Adam, AdamSettings
 from genchess.optimise.evolution import CmaSettings, GaSettings, GeneticAlgorithm
@@ -175,11 +176,6 @@ def blank_genome(kind: str):
         weights = load_genome(GENOMES_DIR / "material-positions.genome").weights
         return UnifiedGenome.from_material(0, [round(100 * w / weights[0]) for w in weights[:5]])
     return hand_set_genome().copy(0)
-
-
-def record_generation(line: str) -> int:
-    """The generation a records line is about: `generation 7: ...`, `validation 10: ...`."""
-    return int(line.split()[1].rstrip(":"))
 
 
 # ------------------------------------------------------------------ the run
@@ -337,15 +333,12 @@ class EvolveTrainer(PositionFitnessRun):
                  + (f"; {self.frozen} numbers no position touches are frozen" if self.frozen else ""))
 
     def header(self) -> str:
-        cfg, labels = self.config, self.labels
-        k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
+        cfg = self.config
         optimiser = cfg.optimiser + (f" learning rate {cfg.learning_rate:g} batch {cfg.batch_size}"
                                      if cfg.optimiser == "adam" else "")
-        return (f"{EVOLVE_HEADER} kind {self.start_genome.KIND}; numbers {len(self.evolving)} "
-                f"({', '.join(cfg.evolve)}, {self.frozen} untouched frozen); optimiser {optimiser}; "
-                f"l2 {cfg.l2:g}; positions {cfg.positions} "
-                f"({self.set_size}, held out {cfg.held_out:g}); labels {labels.describe()}; {k}; "
-                f"start {cfg.start}; seed {self.seed}\n")
+        return evolve_header(self.start_genome.KIND, len(self.evolving), cfg.evolve, self.frozen, optimiser,
+                             cfg.l2, cfg.positions, self.set_size, cfg.held_out, self.labels, cfg.start,
+                             self.seed)
 
     def resume(self, state_path: Path) -> None:
         cfg = self.config
@@ -372,10 +365,9 @@ class EvolveTrainer(PositionFitnessRun):
                     self.out(f"warning: {torn.describe()}")
                     set_aside(torn)
         lines = cfg.run_file.read_text(encoding="utf-8").splitlines() if cfg.run_file.exists() else []
-        self.written = max((record_generation(line) for line in lines
-                            if line.startswith("generation ")), default=0)
+        self.written = generations_written(lines)
         # A validation match recorded after the last state was saved is not played again.
-        self.validated |= {record_generation(line) for line in lines if line.startswith("validation ")}
+        self.validated |= validated_steps(lines)
         genomes = cfg.companion("_genomes.txt")
         self.genomes_written = 0
         if genomes.exists() and genomes.read_text(encoding="utf-8").strip():   # (created empty)
@@ -447,9 +439,8 @@ class EvolveTrainer(PositionFitnessRun):
         self.generation += 1
         g = self.generation
         if g > self.written:
-            self.records.write(f"generation {g}: loss {loss:.7f} held-out {held:.7f} "
-                               f"mean {mean:.7f} best-so-far {self.best_loss:.7f} "
-                               f"seconds {time.monotonic() - started:.2f}\n")
+            self.records.write(generation_line(g, loss, held, mean, self.best_loss,
+                                               time.monotonic() - started))
             self.written = g
         if g > self.genomes_written:
             self.genomes_out.write(self.start_genome.with_numbers(best, g).to_text())

@@ -6,25 +6,22 @@ the champion's gain. The method's registry entry names `plot_run`.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from genchess.drawing import (PIECE_NAMES, PIECES, PlotError, draw_boards, phase_name,
                               plot_piece_strengths, plot_tables, pyplot, read_record_lines, save)
 from genchess.genome import GenomeError, load_genome
+from genchess.genome.run_formats import GENERATION_LINE, VALIDATION_LINE
 from genchess.train.champion import plot_champion_gain
 from genchess.train.records import genomes_by_id, read_complete_genomes
 
-EVOLVE_LINE = re.compile(r"generation (\d+): loss (\S+) held-out (\S+) mean (\S+) best-so-far (\S+)")
-
-VALIDATION_LINE = re.compile(r"validation (\d+): .* games (\d+) elo (\S+) low (\S+) high (\S+)")
 
 
 def read_evolve_records(path: Path):
     """(generation rows [g, loss, held-out, mean, best-so-far], validation rows
     [g, games, elo, low, high]) of an evolve run's records."""
-    return read_record_lines(path, EVOLVE_LINE, VALIDATION_LINE)
+    return read_record_lines(path, GENERATION_LINE, VALIDATION_LINE)
 
 
 def plot_evolve_loss(plt, rows, out: Path) -> Path:

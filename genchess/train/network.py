@@ -27,7 +27,8 @@ from genchess.files import write_atomically
 from genchess.genome import Genome, GenomeError, NetworkGenome, default_genome, load_genome
 from genchess.fitness.network_training import DEFAULTS, NetworkSettings
 from genchess.genome.network import ACTIVATIONS, HIDDEN_RANGE, MAX_BUCKETS, architecture_text
-from genchess.genome.run_files import NETWORK_HEADER, is_network_records
+from genchess.genome.run_formats import (epoch_line, epoch_losses, is_network_records, network_header,
+                                         validated_steps)
 from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings, check_labels)
 from genchess.train.records import AppendFile, set_aside, split_complete
@@ -128,11 +129,6 @@ def check_network(path: Path, values: dict[str, object], lines: dict[str, int]) 
     check_labels(path, values, lines)
 
 
-def epoch_of(line: str) -> int:
-    """The epoch an `epoch N: ...` or `validation N: ...` record line is about."""
-    return int(line.split()[1].rstrip(":"))
-
-
 class NetworkRun(PositionFitnessRun):
     def __init__(self, config: NetworkConfig, out=print, executor_factory=None, progress=True):
         super().__init__(config, out, executor_factory, progress)
@@ -212,12 +208,10 @@ class NetworkRun(PositionFitnessRun):
         return f"validated on {self.config.validation} ({len(self.held_out_set)})"
 
     def header(self) -> str:
-        cfg, labels = self.config, self.labels
-        k = f"K {labels.k_result:.6f}" + ("" if math.isnan(labels.k_mentor) else f" K_m {labels.k_mentor:.6f}")
-        return (f"{NETWORK_HEADER} {self.architecture()}; positions "
-                f"{cfg.positions} ({self.set_size}, {self.held_out_name()}); labels {labels.describe()}; {k}; epochs "
-                f"{cfg.generations}; learning rate {cfg.learning_rate:g} drop {cfg.rate_drop:g} at "
-                f"{cfg.drop_at:g}; batch {cfg.batch_size}; flip files {cfg.flip_files}; seed {self.seed}\n")
+        cfg = self.config
+        return network_header(self.architecture(), cfg.positions, self.set_size, self.held_out_name(),
+                              self.labels, cfg.generations, cfg.learning_rate, cfg.rate_drop, cfg.drop_at,
+                              cfg.batch_size, cfg.flip_files, self.seed)
 
     def read_records(self) -> None:
         """After a resume: cut a torn last line, and learn what the records already
@@ -229,14 +223,12 @@ class NetworkRun(PositionFitnessRun):
         if torn is not None:
             self.out(f"warning: {torn.describe()}")
             set_aside(torn)
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("epoch "):
-                self.written = max(self.written, epoch_of(line))
-                quantised = float(line.split(" quantised ")[1].split()[0])
-                if epoch_of(line) <= self.trainer.epoch:
-                    self.best_loss = min(self.best_loss, quantised)
-            elif line.startswith("validation "):
-                self.validated.add(epoch_of(line))
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for epoch, quantised in epoch_losses(lines):
+            self.written = max(self.written, epoch)
+            if epoch <= self.trainer.epoch:
+                self.best_loss = min(self.best_loss, quantised)
+        self.validated |= validated_steps(lines)
 
     def close(self) -> None:
         self.close_bar()
@@ -276,10 +268,9 @@ class NetworkRun(PositionFitnessRun):
         genome.lineage = self.lineage(self.quantised_loss)
         e = self.trainer.epoch
         if e > self.written:
-            self.records.write(f"epoch {e}: loss {record.train_loss:.7f} held-out {record.held_out_loss:.7f} "
-                               f"quantised {self.quantised_loss:.7f} rate {record.rate:g} "
-                               f"positions/s {record.positions_per_second:.0f} "
-                               f"seconds {time.monotonic() - started:.2f}\n")
+            self.records.write(epoch_line(e, record.train_loss, record.held_out_loss, self.quantised_loss,
+                                          record.rate, record.positions_per_second,
+                                          time.monotonic() - started))
             self.written = e
         if self.quantised_loss < self.best_loss:
             self.best_loss = self.quantised_loss

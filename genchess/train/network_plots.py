@@ -7,15 +7,13 @@ validation games' Elo and the champion's gain. The method's registry entry names
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from genchess.drawing import PlotError, pyplot, read_record_lines, save
 from genchess.train.champion import plot_champion_gain
-from genchess.train.evolve_plots import VALIDATION_LINE, plot_validation
-
-EPOCH_LINE = re.compile(r"epoch (\d+): loss (\S+) held-out (\S+) quantised (\S+)")
+from genchess.genome.run_formats import EPOCH_LINE, VALIDATION_LINE
+from genchess.train.evolve_plots import plot_validation
 
 
 def read_network_records(path: Path):

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from genchess.genome import Genome
+from genchess.genome.run_formats import validation_line
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob
 from genchess.train.config import ConfigError
@@ -235,9 +236,7 @@ class PositionFitnessRun(Run):
                            self.champion_job, cfg.validation_games)
         s = tally.stats
         estimate = s.pentanomial_elo() if sum(s.pairs) else s.elo()
-        self.records.write(f"validation {g}: best vs {reference_name} +{s.wins} ={s.draws} -{s.losses} "
-                           f"games {s.games} elo {estimate.elo:+.1f} low {estimate.low:+.1f} "
-                           f"high {estimate.high:+.1f}\n")
+        self.records.write(validation_line(g, reference_name, s, estimate))
         self.validated.add(g)
         self.say(f"validation after {step_name} {g}: best vs {reference_name} +{s.wins} ={s.draws} "
                  f"-{s.losses}, Elo {format_elo(estimate)}")

@@ -32,7 +32,6 @@ from its start, so with fixed-node games a resumed run ends exactly as an uninte
 
 from __future__ import annotations
 
-import json
 import pickle
 import random
 from dataclasses import dataclass, field
@@ -43,7 +42,8 @@ import numpy as np
 from genchess.adjudication import FISHTEST
 from genchess.files import package_file, write_atomically
 from genchess.genome import Genome, GenomeError, open_genome
-from genchess.genome.run_files import TUNE_HEADER, TUNE_RECORD as RECORD
+from genchess.genome.run_formats import (is_json_line, is_tune_records, iteration_line, read_tune_records,
+                                         tune_header)
 from genchess.genome.search_genes import search_genes
 from genchess.optimise import restore
 from genchess.optimise.evolution import CmaSettings, GaSettings, GeneticAlgorithm
@@ -311,15 +311,10 @@ class TuneTrainer(Run):
         self.written = last_iteration(cfg.run_file)
         self.records = AppendFile(cfg.run_file)
         if self.iteration == 0 and not (cfg.run_file.exists() and cfg.run_file.stat().st_size):
-            self.records.write(json.dumps({"record": RECORD, "optimiser": cfg.optimiser,
-                                           "iterations": cfg.generations, "seed": self.seed,
-                                           "numbers": [n.name for n in self.numbers],
-                                           "start": [n.start for n in self.numbers],
-                                           "lo": [n.lo for n in self.numbers],
-                                           "hi": [n.hi for n in self.numbers]}) + "\n")
+            self.records.write(tune_header(cfg.optimiser, cfg.generations, self.seed, self.numbers))
         elif last is not None and self.written < self.iteration:
             # Killed between the state and its record: the state has the record.
-            self.records.write(json.dumps(last) + "\n")
+            self.records.write(iteration_line(last))
             self.written = self.iteration
         self.bar = self.progress_bar("tune", cfg.generations, unit="iteration")
         if self.bar is not None:
@@ -338,7 +333,7 @@ class TuneTrainer(Run):
                                        "theta": self.theta, "last_record": record}))
         write_atomically(cfg.companion("_best.genome"), self.best_text())
         if record["iteration"] > self.written:      # a restored older state: already there
-            self.records.write(json.dumps(record) + "\n")
+            self.records.write(iteration_line(record))
             self.written = record["iteration"]
 
     def close(self) -> None:
@@ -458,99 +453,18 @@ def sprt_command(cfg) -> str:
             f"--concurrency 2 {FISHTEST.options()} --pgn {pgn} --resume")
 
 
-def read_records(path: Path) -> tuple[dict, list[dict]]:
-    """The header and the iterations of a tune run file; a torn line (a run killed while
-    writing it) is passed over. ValueError when the file is not a tune run's, or names
-    `path:line` when a record lacks what the plots and the resume read."""
-    header, iterations = None, []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, 1):
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(record, dict):
-                continue
-            if header is None:
-                if record.get("record") != RECORD:
-                    raise ValueError(f"{path}: not a tune run's records")
-                header = check_header(record, f"{path}:{number}")
-            elif isinstance(record.get("iteration"), int):
-                iterations.append(check_iteration(record, header, f"{path}:{number}"))
-    if header is None:
-        raise ValueError(f"{path}: not a tune run's records")
-    return header, iterations
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _are_numbers(value, count: int | None = None) -> bool:
-    """Whether `value` is a list of `count` numbers (of at least one when count is None)."""
-    return (isinstance(value, list) and all(map(_is_number, value))
-            and (len(value) == count if count is not None else bool(value)))
-
-
-def check_header(header: dict, where: str) -> dict:
-    """A tune run's header as it was written: the numbers' names, starts and bounds, and
-    the optimiser; ValueError naming `where` otherwise."""
-    names = header.get("numbers")
-    if not (isinstance(names, list) and names and all(isinstance(n, str) for n in names)):
-        raise ValueError(f"{where}: the header's \"numbers\" is not a list of gene names")
-    for key in ("start", "lo", "hi"):
-        if not _are_numbers(header.get(key), len(names)):
-            raise ValueError(f"{where}: the header's \"{key}\" is not {len(names)} numbers")
-    if not isinstance(header.get("optimiser"), str):
-        raise ValueError(f"{where}: the header names no optimiser")
-    return header
-
-
-def check_iteration(record: dict, header: dict, where: str) -> dict:
-    """An iteration's record as it was written: theta, the games and their outcome (SPSA's
-    result, a population's scores); ValueError naming `where` otherwise."""
-    where, count = f"{where}: iteration {record['iteration']}", len(header["numbers"])
-    if not _are_numbers(record.get("theta"), count):
-        raise ValueError(f"{where}'s \"theta\" is not {count} numbers")
-    if not (isinstance(record.get("games"), list) and record["games"]):
-        raise ValueError(f"{where} lists no games")
-    if header["optimiser"] == "spsa":
-        if not _is_number(record.get("result")):
-            raise ValueError(f"{where}'s \"result\" is not a number")
-    elif not _are_numbers(record.get("scores")):
-        raise ValueError(f"{where}'s \"scores\" are not numbers")
-    elif "spread" in record and not _is_number(record["spread"]):
-        raise ValueError(f"{where}'s \"spread\" is not a number")
-    return record
-
-
-def is_json_line(line: str) -> bool:
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return False
-
-
 def last_iteration(path: Path) -> int:
     """The last iteration recorded in a resumed run's file (0 for none or an empty file);
     ConfigError when the file cannot be read as a tune run's, so that it is not appended to."""
     if not path.exists() or not path.stat().st_size:
         return 0
     try:
-        _, iterations = read_records(path)
+        _, iterations = read_tune_records(path)
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror}") from None
     except ValueError as e:
         raise ConfigError(f"{e}: not resumable (move the records away to start afresh)") from None
     return max((r["iteration"] for r in iterations), default=0)
-
-
-def is_tune_records(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readline().startswith(TUNE_HEADER)
-    except OSError:
-        return False
 
 
 METHOD = Method(

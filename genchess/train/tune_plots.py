@@ -75,7 +75,7 @@ def plot_results(plt, header: dict, iterations: list[dict], out: Path) -> Path:
 
 def plot_run(path: Path, out: Path, warn=lambda line: print(line, file=sys.stderr)) -> list[Path]:
     """Every plot of a tune run's records; PlotError when they cannot be read."""
-    from genchess.train.tune import read_records
+    from genchess.genome.run_formats import read_tune_records as read_records
     try:
         header, iterations = read_records(path)
         out.mkdir(parents=True, exist_ok=True)

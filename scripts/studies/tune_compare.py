@@ -30,7 +30,7 @@ from pathlib import Path
 
 from genchess.drawing import PlotError, panel_grid, pyplot, save
 from genchess.genome.search_genes import search_genes
-from genchess.train.tune import read_records
+from genchess.genome.run_formats import read_tune_records as read_records
 
 
 @dataclass

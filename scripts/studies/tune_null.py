@@ -37,7 +37,8 @@ import numpy as np
 from genchess.drawing import PlotError, pyplot, save
 from genchess.train.config import ConfigError
 from genchess.train.registry import parse_config
-from genchess.train.tune import TuneTrainer, read_records, side_points
+from genchess.genome.run_formats import read_tune_records as read_records
+from genchess.train.tune import TuneTrainer, side_points
 
 FIRST_SEED = 1_000_000                       # replays' seeds: well away from a run's own
 
