@@ -287,7 +287,7 @@ def test_an_engine_without_chess960_is_refused_or_skipped(tmp_path):
 
 # ------------------------------------------------------------------ a trainer
 
-KW_960 = {"method": "kendall-whitwell", "population file": "kw.txt", "population": "6",
+KW_960 = {"method": "kendall-whitwell", "run file": "kw.txt", "population": "6",
           "generations": "3", "depth": "3", "seed": "4", "workers": "2", "variant": "chess960"}
 
 

@@ -147,7 +147,7 @@ def test_a_file_replaced_whole_stays_the_old_one_and_leaves_no_temporary(tmp_pat
 # ------------------------------------------------------------------ the trainers
 
 def gene_pool_config(folder: Path) -> Path:
-    return write_config(folder / "run.cfg", time_limit="60 seconds", gene_pool_file=str(folder / "pool.txt"))
+    return write_config(folder / "run.cfg", time_limit="60 seconds", run_file=str(folder / "pool.txt"))
 
 
 def evolve_config(folder: Path, labelled_set: Path, generations: int = 6, **changes) -> Path:
@@ -161,7 +161,7 @@ def evolve_config(folder: Path, labelled_set: Path, generations: int = 6, **chan
 
 def tune_config(folder: Path) -> Path:
     base = {"method": "tune", "run file": str(folder / "run.txt"), "tune": "rfp_margin, lmr_base",
-            "generations": "4", "nodes": "120", "seed": "7", "workers": "1", "output volume": "quiet"}
+            "iterations": "4", "nodes": "120", "seed": "7", "workers": "1", "output volume": "quiet"}
     path = folder / "run.cfg"
     path.write_text(config_text(base))
     return path
@@ -197,7 +197,7 @@ def test_a_champion_that_cannot_be_written_stops_the_run_with_its_files_as_they_
     folder = run_folder(tmp_path)
     monkeypatch.chdir(folder)
     cfg = write_config(folder / "run.cfg", time_limit="60 seconds", champion_interval=2,
-                       gene_pool_file=str(folder / "pool.txt"))
+                       run_file=str(folder / "pool.txt"))
     disk = FullDisk(folder, 1, only="_champion")
     monkeypatch.setattr(files, "write_some", disk)
     status = train_cli.main([str(cfg)])

@@ -171,7 +171,7 @@ def test_multi_niche_crowding_with_fitness_by_positions(tmp_path, labelled_set):
     """Phoenix's algorithm on the position fitness: no games, fitness = -loss."""
     shutil.copy(labelled_set, tmp_path / "set.epd")
     config = tmp_path / "mnc.cfg"
-    config.write_text(f"method = multi-niche crowding\nchromosome database = {tmp_path / 'run.db'}\n"
+    config.write_text(f"method = multi-niche crowding\nrun file = {tmp_path / 'run.db'}\n"
                       f"population = 6\ngenerations = 3\nseed = 2\n"
                       f"positions = {tmp_path / 'set.epd'}\n")
     lines = []

@@ -23,7 +23,7 @@ MU, GENERATIONS = 6, 8
 GAMES_PER_GENERATION = 2 * (MU - 1)
 
 
-KW_CONFIG = {"method": "kendall-whitwell", "population file": "kw.txt", "population": str(MU),
+KW_CONFIG = {"method": "kendall-whitwell", "run file": "kw.txt", "population": str(MU),
              "generations": str(GENERATIONS), "depth": "2", "seed": "4",
              "workers": "2"}
 
@@ -153,11 +153,11 @@ def test_torn_tails_are_set_aside_on_resume(reference, tmp_path):
     ({"scaling_factor": "large"}, 8, "scaling factor: expected a number, not 'large'"),
     ({"search": "budget"}, 8, "kendall-whitwell players search a fixed depth"),
     ({"generations": "2.5"}, 4, "generations: expected a whole number"),
-    ({"population_file": None}, None, "missing key: population file"),
+    ({"run_file": None}, None, "missing key: run file"),
 ])
 def test_bad_configuration_names_the_line(tmp_path, change, line, problem):
     cfg = write_kw_config(tmp_path / "bad.cfg", **change)
-    if line is None and "population_file" in change:
+    if line is None and "run_file" in change:
         # The key's removal shifts lines; the message names the file only.
         where = f"{cfg}: "
     else:

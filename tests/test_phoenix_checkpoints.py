@@ -11,7 +11,7 @@ SCRIPT = REPO_ROOT / "scripts" / "studies" / "phoenix_checkpoints.py"
 
 
 def test_the_best_of_every_nth_generation_plays_and_a_rerun_resumes(tmp_path):
-    base = {"method": "multi-niche crowding", "chromosome database": "run.db",
+    base = {"method": "multi-niche crowding", "run file": "run.db",
             "population": "4", "games per player": "1", "depth": "1",
             "generations": "3", "seed": "3"}
     (tmp_path / "run.cfg").write_text(config_text(base))
@@ -49,7 +49,7 @@ def test_a_file_that_is_not_a_database_gets_one_line(tmp_path):
 
 def test_loss_scores_a_hosted_runs_checkpoints_beside_its_host(tmp_path):
     host = REPO_ROOT / "genchess" / "genomes" / "unified.genome"
-    base = {"method": "multi-niche crowding", "chromosome database": "run.db", "population": "4",
+    base = {"method": "multi-niche crowding", "run file": "run.db", "population": "4",
             "games per player": "1", "depth": "1", "generations": "3", "seed": "3",
             "host genome": str(host)}
     (tmp_path / "run.cfg").write_text(config_text(base))

@@ -253,7 +253,7 @@ def test_kendall_whitwell_run_on_the_cluster_equals_the_local_run(cluster, tmp_p
     from genchess.train.kendall import KendallTrainer
     from train_helpers import config_text
 
-    settings = {"method": "kendall-whitwell", "population file": "kw.txt", "population": "5",
+    settings = {"method": "kendall-whitwell", "run file": "kw.txt", "population": "5",
                 "generations": "2", "depth": "1", "seed": "8", "workers": "2"}
     files = {}
     for name, scheduler in (("cluster", cluster), ("local", None)):
@@ -286,7 +286,7 @@ def test_multi_niche_crowding_run_on_the_cluster_equals_the_local_run(cluster, t
         directory = tmp_path / name
         directory.mkdir()
         cfg = directory / "run.cfg"
-        cfg.write_text(f"method = multi-niche crowding\nchromosome database = {directory / 'run.db'}\n"
+        cfg.write_text(f"method = multi-niche crowding\nrun file = {directory / 'run.db'}\n"
                        "population = 6\ndepth = 1\ngenerations = 2\nseed = 3\n",
                        encoding="utf-8")
         config = parse_config(cfg)

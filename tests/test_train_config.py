@@ -18,8 +18,8 @@ EXAMPLES = REPO_ROOT / "genchess" / "train" / "examples"
 # Line numbers in config_text(): one key a line, in this order.
 LINE = {name: n for n, name in enumerate(
     ["workers", "gene pool population", "gene pool count", "pool swap interval",
-     "minimum game time", "maximum game time", "game time increment", "oscillating time",
-     "gene pool file", "seed"], start=1)}
+     "minimum game time", "maximum game time", "game time added per round", "oscillating time",
+     "run file", "seed"], start=1)}
 
 
 def parse_text(tmp_path: Path, text: str, name: str = "run.cfg"):
@@ -98,6 +98,37 @@ def test_every_old_spelling_of_a_method_reads_as_its_new_key(tmp_path, capsys):
     assert (cfg.game_time, cfg.increment) == (0.5, 0.02)
 
 
+@pytest.mark.parametrize("method_lines, old, new, attribute, value", [
+    ("", "game time increment = 0.3", "game time added per round", "time_increment", 0.3),
+    ("", "gene pool file = old.txt", "run file", "pool_file", "old.txt"),
+    ("method = kendall-whitwell\n", "population file = old.txt", "run file", "population_file", "old.txt"),
+    ("method = multi-niche crowding\n", "chromosome database = old.db", "run file", "database", "old.db"),
+    ("method = network\npositions = SET\nrun file = net.txt\n", "generations = 4", "epochs", "generations", 4),
+    ("method = tune\nrun file = tune.txt\n", "generations = 4", "iterations", "generations", 4),
+    ("method = tune\nrun file = tune.txt\n", "maximum generations = 4", "iterations", "generations", 4),
+])
+def test_each_renamed_key_reads_with_one_line_naming_its_new_name(tmp_path, capsys, method_lines, old,
+                                                                  new, attribute, value):
+    (tmp_path / "set.epd").write_text("")
+    lines = method_lines.replace("SET", str(tmp_path / "set.epd"))
+    if not lines:                               # the gene pool: the helper's keys without the new one
+        lines = config_text(**{new.replace(" ", "_"): None})
+    cfg, path = parse_text(tmp_path, lines + old + "\n")
+    got = getattr(cfg, attribute)
+    assert (Path(got).name if isinstance(value, str) else got) == value
+    n = lines.count("\n") + 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:{n}: {old.split(' = ')[0]!r} is deprecated: write {new!r} (the old spelling goes in "
+        f"the next release)"]
+
+
+def test_evolve_keeps_generations_without_a_warning(tmp_path, capsys):
+    (tmp_path / "set.epd").write_text("")
+    cfg, _ = parse_text(tmp_path, f"method = evolve\npositions = {tmp_path / 'set.epd'}\nkind = material\n"
+                                  f"run file = run.txt\ngenerations = 5\n")
+    assert cfg.generations == 5 and capsys.readouterr().err == ""
+
+
 def test_both_spellings_of_a_key_are_an_error_naming_both(tmp_path):
     message, path = config_error(tmp_path, config_text() + "maximum simultaneous games = 3\n")
     assert message == (f"{path}:11: 'maximum simultaneous games' is the old spelling of 'workers' "
@@ -119,9 +150,9 @@ def test_comments_blank_lines_case_and_spacing(tmp_path):
             "pool swap interval= 10\n"
             "minimum game time = 1.5\n"
             "maximum game time = 1e1\n"
-            "game time increment = 0\n"
+            "game time added per round = 0\n"
             "Oscillating Time = NO\n"
-            "gene pool file = my pool.txt   # spaces inside a value are kept\n"
+            "run file = my pool.txt   # spaces inside a value are kept\n"
             "seed = +7\n"
             "Search = Iterative\n"
             "OUTPUT VOLUME = Verbose\n")
@@ -140,7 +171,7 @@ def test_crlf_line_endings(tmp_path):
 
 
 def test_value_may_contain_an_equals_sign(tmp_path):
-    cfg, _ = parse_text(tmp_path, config_text(gene_pool_file="a=b.txt"))
+    cfg, _ = parse_text(tmp_path, config_text(run_file="a=b.txt"))
     assert cfg.pool_file == Path("a=b.txt")
 
 
@@ -234,10 +265,10 @@ def test_one_missing_key(tmp_path):
 
 
 def test_several_missing_keys_are_all_named(tmp_path):
-    message, path = config_error(tmp_path, config_text(gene_pool_file=None, minimum_game_time=None,
+    message, path = config_error(tmp_path, config_text(run_file=None, minimum_game_time=None,
                                                        pool_swap_interval=None))
     assert message.startswith(f"{path}: missing keys: ")
-    for key in ("gene pool file", "minimum game time", "pool swap interval"):
+    for key in ("run file", "minimum game time", "pool swap interval"):
         assert key in message
     assert "seed" not in message           # optional keys are never missing
 
@@ -264,12 +295,12 @@ BAD_VALUES = [
     ("minimum game time", "nan", "expected a finite number"),
     ("maximum game time", "inf", "expected a finite number"),
     ("maximum game time", "-1", "must be at least 0.01"),
-    ("game time increment", "-0.5", "must be at least 0"),
-    ("game time increment", "", "expected a number"),
+    ("game time added per round", "-0.5", "must be at least 0"),
+    ("game time added per round", "", "expected a number"),
     ("oscillating time", "maybe", "expected yes or no, not 'maybe'"),
     ("oscillating time", "true", "expected yes or no"),
     ("oscillating time", "1", "expected yes or no"),
-    ("gene pool file", "", "expected a file name"),
+    ("run file", "", "expected a file name"),
 ]
 
 
@@ -351,7 +382,7 @@ def test_help_lists_every_key(tmp_path):
 
 BAD_CONFIGS = {
     "unknown key": (config_text() + "colour = blue\n", ":11: unknown key"),
-    "missing key": (config_text(gene_pool_file=None), "missing key: gene pool file"),
+    "missing key": (config_text(run_file=None), "missing key: run file"),
     "duplicate key": (config_text() + "seed = 3\n", ":11: duplicated key 'seed'"),
     "bad int": (config_text(gene_pool_count="two"), ":3: gene pool count: expected a whole number"),
     "bad float": (config_text(maximum_game_time="x"), ":6: maximum game time: expected a number"),
@@ -398,7 +429,7 @@ def test_bad_opening_file_contents_exit_2_before_any_file_is_written(tmp_path, m
 
 
 def test_pool_file_in_a_missing_directory_exits_2(tmp_path, monkeypatch, capsys):
-    cfg = write_config(tmp_path / "run.cfg", gene_pool_file="no/such/dir/pool.txt")
+    cfg = write_config(tmp_path / "run.cfg", run_file="no/such/dir/pool.txt")
     monkeypatch.chdir(tmp_path)
     assert train_cli.main([str(cfg)]) == 2
     out, err = capsys.readouterr()

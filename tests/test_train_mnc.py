@@ -202,7 +202,7 @@ def test_stop_when_the_best_changes_little():
 # ------------------------------------------------------------------ configuration
 
 def write_config(tmp_path, **keys):
-    values = {"method": "multi-niche crowding", "chromosome database": str(tmp_path / "run.db"),
+    values = {"method": "multi-niche crowding", "run file": str(tmp_path / "run.db"),
               "population": "6", "depth": "1", "generations": "2", "seed": "3"}
     for key, value in keys.items():
         name = key.replace("_", " ")
@@ -236,8 +236,8 @@ def test_bad_config_names_file_and_line(tmp_path, keys, line, problem):
     path = write_config(tmp_path, **keys)
     with pytest.raises(ConfigError, match=f"{path}:{line}: .*{problem}"):
         parse_config(path)
-    with pytest.raises(ConfigError, match="missing key: chromosome database"):
-        parse_config(write_config(tmp_path, chromosome_database=None))
+    with pytest.raises(ConfigError, match="missing key: run file"):
+        parse_config(write_config(tmp_path, run_file=None))
 
 
 # ------------------------------------------------------------------ real runs

@@ -17,7 +17,7 @@ from engine_helpers import genchess_command
 
 def write_config(directory, labelled_set, **changes):
     base = {"method": "network", "run file": str(directory / "net.txt"), "positions": str(labelled_set),
-            "hidden": "16", "generations": "3", "batch size": "256", "learning rate": "0.003",
+            "hidden": "16", "epochs": "3", "batch size": "256", "learning rate": "0.003",
             "seed": "5", "output volume": "quiet"}
     path = directory / "net.cfg"
     path.write_text(config_text(base, **changes))
@@ -67,7 +67,7 @@ def test_a_resumed_network_run_ends_exactly_as_an_uninterrupted_one(tmp_path, la
 
 
 def test_a_state_of_other_options_is_refused_in_one_line(tmp_path, labelled_set):
-    assert trainer(write_config(tmp_path, labelled_set, generations=1)).run() == 0
+    assert trainer(write_config(tmp_path, labelled_set, epochs=1)).run() == 0
     with pytest.raises(Exception, match="other options"):
         trainer(write_config(tmp_path, labelled_set, hidden=32)).run()
 
@@ -75,7 +75,7 @@ def test_a_state_of_other_options_is_refused_in_one_line(tmp_path, labelled_set)
 def test_validation_games_the_champion_and_the_plots(tmp_path, labelled_set):
     from train_helpers import plot_command
     from train_helpers import run as run_command
-    config = write_config(tmp_path, labelled_set, generations=2, validation_games=2,
+    config = write_config(tmp_path, labelled_set, epochs=2, validation_games=2,
                           validation_interval=1, game_time=0.05, champion_interval=2,
                           champion_max_games=4)
     assert trainer(config).run() == 0
@@ -116,7 +116,7 @@ def test_the_held_out_loss_can_come_from_other_games(tmp_path, labelled_set):
     distinct_seen = len(seen)
     distinct_unseen = len({other_games.fen(i) for i in range(len(other_games))} - seen)
     assert distinct_seen < 2500 and distinct_unseen <= unseen
-    config = write_config(tmp_path, tmp_path / "train.gcpos", generations=1,
+    config = write_config(tmp_path, tmp_path / "train.gcpos", epochs=1,
                           validation_positions=str(tmp_path / "other.gcpos"))
     run = trainer(config)
     assert run.run() == 0
@@ -136,7 +136,7 @@ def test_the_piece_square_term_knows_material_from_the_start_and_plays(tmp_path,
     without, with_term = tmp_path / "without", tmp_path / "with"
     without.mkdir(), with_term.mkdir()
     assert trainer(write_config(without, labelled_set, psqt="no")).run() == 0
-    assert trainer(write_config(with_term, labelled_set, generations=1)).run() == 0
+    assert trainer(write_config(with_term, labelled_set, epochs=1)).run() == 0
     assert best_loss(with_term / "net.txt") < best_loss(without / "net.txt")
     best = open_genome(with_term / "net.txt")
     assert best.psqt is not None and "psqt" in (with_term / "net.txt").read_text().splitlines()[0]
@@ -159,7 +159,7 @@ def test_a_bucketed_run_plays_and_its_lineage_names_the_data_and_its_maker(tmp_p
     (folder / "recipe.json").write_text(json.dumps({"genome": "net0.genome", "genome_sha256": "ab" * 32}))
     (folder / "MANIFEST.json").write_text(json.dumps([{"chunk": "chunk-1.gcpos"}]))
     manifest_sha = hashlib.sha256((folder / "MANIFEST.json").read_bytes()).hexdigest()[:16]
-    assert trainer(write_config(tmp_path, folder, output_buckets=8, generations=1)).run() == 0
+    assert trainer(write_config(tmp_path, folder, output_buckets=8, epochs=1)).run() == 0
     best = open_genome(tmp_path / "net.txt")
     assert best.buckets == 8 and best.architecture == "768x2 -> 16 -> 1x8, screlu, psqt"
     assert "-> 1x8" in (tmp_path / "net.txt").read_text().splitlines()[0]
@@ -198,7 +198,7 @@ def test_the_trained_network_plays_the_search_genes_of_the_genome_it_replaces(tm
     from genchess.train.config import ConfigError
     tuned = default_genome().search
     assert tuned                                        # the default genome carries some
-    assert trainer(write_config(tmp_path, labelled_set, generations=1)).run() == 0
+    assert trainer(write_config(tmp_path, labelled_set, epochs=1)).run() == 0
     best = open_genome(tmp_path / "net.txt")
     assert best.search == tuned and "search genes of the default genome" in best.lineage
 
@@ -206,7 +206,7 @@ def test_the_trained_network_plays_the_search_genes_of_the_genome_it_replaces(tm
     source = open_genome(tmp_path / "net.txt").with_search({"rfp_margin": 77})
     other.write_text(source.to_text())
     (tmp_path / "two").mkdir()
-    assert trainer(write_config(tmp_path / "two", labelled_set, generations=1,
+    assert trainer(write_config(tmp_path / "two", labelled_set, epochs=1,
                                 search_genes=str(other))).run() == 0
     assert open_genome(tmp_path / "two" / "net.txt").search == {"rfp_margin": 77}
 

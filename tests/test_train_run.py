@@ -64,7 +64,7 @@ def test_short_run_reports_and_writes_only_its_two_files(short):
     assert any(line.startswith("Time limit reached after ") for line in lines)
     assert re.search(r"^\d+ games in \d+ s \([\d.]+ games per minute\); workers spent \d+% of "
                      r"their time searching$", proc.stdout, re.M)
-    # The relative gene pool file is relative to the current directory, not the config's.
+    # The relative run file is relative to the current directory, not the config's.
     assert sorted(p.name for p in run_dir.iterdir()) == ["pool.txt", "pool.txt_games.txt"]
     assert sorted(p.name for p in (run_dir.parent / "config").iterdir()) == ["short.cfg"]
 
@@ -204,7 +204,7 @@ def test_many_kills_at_random_moments_lose_nothing(tmp_path):
     then a clean resume: every game finished before a kill is still there, once."""
     rng = Random(1234)
     cfg = write_config(tmp_path / "run.cfg", gene_pool_count=3, pool_swap_interval=5,
-                       minimum_game_time=0.05, maximum_game_time=0.3, game_time_increment=0.05,
+                       minimum_game_time=0.05, maximum_game_time=0.3, game_time_added_per_round=0.05,
                        time_limit="120 seconds", seed=6)
     pool_file, games_file = tmp_path / "pool.txt", tmp_path / "pool.txt_games.txt"
     prefixes = []
@@ -223,7 +223,7 @@ def test_many_kills_at_random_moments_lose_nothing(tmp_path):
         prefixes.append((complete_pool_prefix(pool_file.read_text()),
                          complete_games_prefix(games_file.read_text())))
     write_config(cfg, gene_pool_count=3, pool_swap_interval=5, minimum_game_time=0.05,
-                 maximum_game_time=0.3, game_time_increment=0.05, time_limit="5 seconds", seed=6)
+                 maximum_game_time=0.3, game_time_added_per_round=0.05, time_limit="5 seconds", seed=6)
     proc = run(train_command(str(cfg)), cwd=tmp_path, timeout=180)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
     final_pool, final_games = pool_file.read_text(), games_file.read_text()

@@ -25,7 +25,7 @@ GENES = "rfp_margin, lmr_base, futility_margin, null_reduction"
 
 def write_config(directory: Path, **changes) -> Path:
     base = {"method": "tune", "run file": str(directory / "run.txt"), "tune": GENES,
-            "generations": "6", "nodes": "120", "seed": "7", "output volume": "quiet"}
+            "iterations": "6", "nodes": "120", "seed": "7", "output volume": "quiet"}
     path = directory / "run.cfg"
     path.write_text(config_text(base, **changes))
     return path
@@ -79,7 +79,7 @@ def test_an_spsa_run_records_each_iteration_and_its_genome_plays(tmp_path):
 
 def test_the_run_ends_with_the_sprt_that_decides_it(tmp_path):
     lines = []
-    trainer_for(parse_config(write_config(tmp_path, generations="1")), out=lines.append,
+    trainer_for(parse_config(write_config(tmp_path, iterations="1")), out=lines.append,
                 progress=False, executor_factory=lambda workers: StopAfter(workers)).run()
     command = lines[-1].split("Games decide, at a long time control: ")[1].split()
     assert command[:2] == ["genchess", "match"]
@@ -126,7 +126,7 @@ def test_a_state_without_its_start_genome_is_not_resumed_from_the_config(tmp_pat
 def test_damaged_records_name_their_line_and_are_not_appended_to(tmp_path, line, damage, message):
     """A record edited out of shape: genchess plot says file:line in one line, and the
     run refuses to resume rather than append to records it cannot read."""
-    config = write_config(tmp_path, generations="3")
+    config = write_config(tmp_path, iterations="3")
     assert run(config, stop_after=5) == 130
     records = tmp_path / "run.txt"
     lines = records.read_text().splitlines(True)
@@ -154,7 +154,7 @@ def test_a_populations_spread_must_be_a_number():
 
 
 def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_path):
-    config = write_config(tmp_path, generations="4")
+    config = write_config(tmp_path, iterations="4")
     assert run(config) == 0
     records = tmp_path / "run.txt"
     lines = records.read_text().splitlines(True)
@@ -165,13 +165,13 @@ def test_killed_between_its_state_and_its_record_loses_and_doubles_nothing(tmp_p
     state = tmp_path / "run.txt_state.pickle"
     saved = pickle.loads(state.read_bytes())
     assert saved["iteration"] == 4
-    assert run(write_config(tmp_path, generations="6")) == 0
+    assert run(write_config(tmp_path, iterations="6")) == 0
     assert [r["iteration"] for r in read_records(records)[1]] == [1, 2, 3, 4, 5, 6]
 
 
 @pytest.mark.parametrize("optimiser", ["cma-es", "ga"])
 def test_a_population_with_game_fitness(tmp_path, optimiser):
-    config = write_config(tmp_path, optimiser=optimiser, generations="2", population="3")
+    config = write_config(tmp_path, optimiser=optimiser, iterations="2", population="3")
     assert run(config) == 0
     header, iterations = read_records(tmp_path / "run.txt")
     assert header["optimiser"] == optimiser
@@ -191,7 +191,7 @@ def test_a_population_with_game_fitness(tmp_path, optimiser):
 
 def test_frozen_numbers_stay_and_a_kinds_own_numbers_tune_too(tmp_path):
     config = write_config(tmp_path, tune="null_reduction, lmr_base, material",
-                          freeze="lmr_base", generations="3",
+                          freeze="lmr_base", iterations="3",
                           **{"initial genomes": str(GENOMES_DIR / "material-positions.genome")})
     assert run(config) == 0
     header, iterations = read_records(tmp_path / "run.txt")
@@ -214,7 +214,7 @@ def test_a_bad_config_is_one_line(tmp_path, changes, message):
 
 
 def test_genchess_plot_draws_every_numbers_path(tmp_path):
-    assert run(write_config(tmp_path, generations="3")) == 0
+    assert run(write_config(tmp_path, iterations="3")) == 0
     done = run_command(plot_command(str(tmp_path / "run.txt")), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     for name in ("numbers.png", "results.png"):
@@ -223,7 +223,7 @@ def test_genchess_plot_draws_every_numbers_path(tmp_path):
 
 def test_a_chess960_tune_plays_from_chess960_starts(tmp_path):
     import chess
-    assert run(write_config(tmp_path, generations="2", variant="chess960")) == 0
+    assert run(write_config(tmp_path, iterations="2", variant="chess960")) == 0
     _, iterations = read_records(tmp_path / "run.txt")
     assert len(iterations) == 2
     fresh = tmp_path / "fresh"

@@ -25,7 +25,8 @@ def write_tune(directory, optimiser="spsa", iterations=200, games=("1-0", "1/2-1
     `games`, the numbers ending `moved` steps above their start."""
     numbers = tuned_numbers(open_genome(None), names, [])
     settings = {"method": "tune", "run file": "run.txt", "tune": ", ".join(config_names),
-                "optimiser": optimiser, "generations": iterations, **settings}
+                "optimiser": optimiser, "iterations": settings.pop("config_iterations", iterations),
+                **settings}
     (directory / "run.cfg").write_text("".join(f"{k} = {v}\n" for k, v in settings.items()))
     per_iteration = 2 if optimiser == "spsa" else 2 * int(settings.get("population", 8))
     lines = [{"record": "tune", "optimiser": optimiser, "iterations": iterations, "seed": 1,
@@ -88,7 +89,7 @@ def test_a_population_run_beside_chance_table_and_picture(tmp_path):
     (lambda d: (d / "run.cfg").write_text((EXAMPLES / "kendall-whitwell.cfg").read_text()), "not tune"),
     (lambda d: (write_tune(d), (d / "run.txt").unlink()), "cannot read its run file run.txt"),
     (lambda d: write_tune(d, config_names=["rfp_margin"]), "run.txt is not run.cfg's run"),
-    (lambda d: write_tune(d, iterations=0, generations=10), "no iteration recorded yet"),
+    (lambda d: write_tune(d, iterations=0, config_iterations=10), "no iteration recorded yet"),
     (lambda d: (write_tune(d), (d / "run.txt").write_text("ID: 0\n")), "run.txt"),
 ])
 def test_what_cannot_be_replayed_gets_one_line(tmp_path, setup, message):

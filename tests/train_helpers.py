@@ -38,9 +38,9 @@ BASE_CONFIG = {
     "pool swap interval": "4",
     "minimum game time": "0.2",
     "maximum game time": "0.4",
-    "game time increment": "0.1",
+    "game time added per round": "0.1",
     "oscillating time": "yes",
-    "gene pool file": "pool.txt",
+    "run file": "pool.txt",
     "seed": "11",
 }
 HEADERS = ("Round", "Pool", "WhiteID", "BlackID", "Result", "Termination", "Reason",
@@ -479,7 +479,7 @@ def short_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
     """A short CLI run (2 pools of 4, 0.2-0.4 s games, 15 s), made once per session.
 
     The config lives in its own directory and the run's cwd is another, so the
-    relative `gene pool file` shows that it is relative to the current directory.
+    relative `run file` shows that it is relative to the current directory.
     Returns the run directory (pool.txt and pool.txt_games.txt) and the process."""
     if "dir" not in _SHORT_RUN:
         base = tmp_path_factory.mktemp("short_run")

@@ -90,10 +90,19 @@ DEPTH = Key("depth", "int", "fixed search depth of every move, instead of a cloc
 GAME_TIME = Key("game time", "float", "seconds per side per game", "game_time", 0.01)
 GAME_INCREMENT = Key("game increment", "float", "seconds added per move", "increment", 0)
 
-# Old spelling -> the key that replaced it; read (with a warning) for one release.
-RENAMED_KEYS = {
+# Old spelling -> the key that replaced it (or the keys, in methods that differ: the
+# first the method has); read (with a warning) for one release.
+RENAMED_KEYS: dict[str, str | tuple[str, ...]] = {
     "maximum simultaneous games": "workers",
-    "maximum generations": "generations",
+    "maximum generations": ("generations", "epochs", "iterations"),
+    # A generation is an epoch of a network run and an iteration of a tune run.
+    "generations": ("epochs", "iterations"),
+    # A run's main file has one name in every method.
+    "gene pool file": "run file",
+    "population file": "run file",
+    "chromosome database": "run file",
+    # The gene pool's clock grows per round; every other method's increment is per move.
+    "game time increment": "game time added per round",
     "search depth": "depth",
     "validation time": "game time",
     "validation increment": "game increment",
@@ -310,7 +319,8 @@ def renamed(path: Path, entries: dict[str, tuple[str, int]], keys: list[Key],
     names = {key.name for key in keys}
     entries = dict(entries)
     for old, new in RENAMED_KEYS.items():
-        if old not in entries or new not in names:
+        new = next((name for name in ((new,) if isinstance(new, str) else new) if name in names), None)
+        if old not in entries or new is None:
             continue
         text, n = entries.pop(old)
         if new in entries:

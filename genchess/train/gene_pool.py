@@ -46,11 +46,12 @@ GENE_POOL_KEYS = [
         "swap_interval", 1),
     Key("minimum game time", "float", "seconds per side in the first round", "min_time", 0.01),
     Key("maximum game time", "float", "the most seconds per side a game gets", "max_time", 0.01),
-    Key("game time increment", "float", "seconds added to the game time after each round",
+    Key("game time added per round", "float", "seconds added to the game time after each round "
+        "(each game's clock has no per-move increment)",
         "time_increment", 0),
     Key("oscillating time", "bool", "yes: rise to the maximum, then fall back to the minimum, "
         "and so on; no: rise to the maximum and stay there", "oscillating"),
-    Key("gene pool file", "path", "genomes are written here, games to <file>_games.txt; an "
+    Key("run file", "path", "the gene pool file: genomes are written here, games to <file>_games.txt; an "
         "existing file is resumed", "pool_file"),
     Key("initial genomes", "file", "genome or gene pool file: the first population is copies of "
         "its genomes, each mutated, instead of random genomes", "initial_genomes"),
@@ -427,6 +428,6 @@ METHOD = Method(
             "offspring replaces the loser",
     plots="genchess.train.gene_pool_plots:plot_run",
     keys=GENE_POOL_KEYS, config=GenePoolConfig, trainer=GenePoolTrainer, check=check_gene_pool,
-    files="<gene pool file>, every genome ever created plus 'Still Alive' lines after each round "
-          "(genchess --genome FILE plays the smallest living ID); <gene pool file>_games.txt, "
+    files="<run file>, every genome ever created plus 'Still Alive' lines after each round "
+          "(genchess --genome FILE plays the smallest living ID); <run file>_games.txt, "
           "every game as PGN")

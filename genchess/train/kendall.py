@@ -65,7 +65,7 @@ from genchess.train.scaffold import TIME_LIMIT, Run
 from genchess_core.searcher import KENDALL_WHITWELL_FEATURES
 
 KENDALL_KEYS = [
-    Key("population file", "path", "genomes and per-generation populations are written here, "
+    Key("run file", "path", "the population file: genomes and per-generation populations are written here, "
         "games to <file>_games.txt, average players to <file>_average.genome; an existing "
         "file is resumed", "population_file"),
     Key("population", "int", "players in the population vector, mu", "population", 2),
@@ -563,6 +563,6 @@ METHOD = Method(
             "the loser replaced by a clone of the winner, mutation scaled by the population's spread",
     plots="genchess.train.gene_pool_plots:plot_run",
     keys=KENDALL_KEYS, config=KendallConfig, trainer=KendallTrainer, check=check_kendall,
-    files="<population file>, <population file>_games.txt and <population file>_average.genome "
+    files="<run file>, <run file>_games.txt and <run file>_average.genome "
           "(the average player of each generation; genchess --genome plays the last); "
           "genchess-kw-study CONFIG runs the mutation study")

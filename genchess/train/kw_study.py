@@ -66,7 +66,8 @@ STUDY_KEYS = [
         "and material.genome (0: no match)", "match_games", 0),
     GAME_TIME.with_help("seconds per side in those games"),
 ]
-PER_RUN = ("population file", "scaling factor")          # the study sets these per factor
+PER_RUN = ("run file", "scaling factor")                 # the study sets these per factor
+OLD_PER_RUN = ("population file",)                       # (the run file's old spelling)
 OPENINGS = package_file("data", "openings.epd")
 MATERIAL_GENOME_PATH = GENOMES_DIR / "material.genome"
 
@@ -102,7 +103,7 @@ def parse_study_config(path: str | Path) -> StudyConfig:
     if "method" in entries and read_method(path, entries) != "kendall-whitwell":
         raise ConfigError(f"{path}:{entries['method'][1]}: method: the study runs kendall-whitwell, "
                           f"not {read_method(path, entries)!r}")
-    for name in PER_RUN:
+    for name in PER_RUN + OLD_PER_RUN:
         if name in entries:
             raise ConfigError(f"{path}:{entries[name][1]}: {name}: the study sets it for each run "
                               f"(see 'study directory' and 'scaling factors')")
@@ -116,7 +117,7 @@ def parse_study_config(path: str | Path) -> StudyConfig:
         values["output volume"] = True              # quiet: 49 match lines a generation, times four
     study_only = {k.name for k in STUDY_KEYS}
     run_values = {name: value for name, value in values.items() if name not in study_only}
-    runs = [build_config(METHOD, path, {**run_values, "population file": directory / factor_name(f)
+    runs = [build_config(METHOD, path, {**run_values, "run file": directory / factor_name(f)
                                         / "population.txt", "scaling factor": f}, lines)
             for f in factors]
     given = {k.attribute: values[k.name] for k in STUDY_KEYS[2:] if k.name in values}
@@ -358,7 +359,7 @@ def main(argv=None) -> int:
                     "weight's mean and spread by generation, a match of the best average player "
                     "against hand-set genomes, and report.md. Running it again resumes.",
         epilog="configuration keys (key = value; # starts a comment): every kendall-whitwell key "
-               "of genchess train --help but 'population file' and 'scaling factor', and:\n"
+               "of genchess train --help but 'run file' and 'scaling factor', and:\n"
                + "\n".join(f"  {describe_key(k)}" for k in study_keys()[:len(STUDY_KEYS)]))
     parser.add_argument("config", metavar="CONFIG", help="study configuration file")
     args = parser.parse_args(argv)

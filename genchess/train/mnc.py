@@ -86,7 +86,7 @@ MATERIAL_STEP = 0.05            # evolve material: a mutated value moves by this
 CHAMPION_OPENINGS = 100         # book lines drawn once for the champion's game pairs
 
 MNC_KEYS = [
-    Key("chromosome database", "path", "SQLite file of every chromosome (created, or resumed "
+    Key("run file", "path", "the chromosome database: SQLite file of every chromosome (created, or resumed "
         "from its last complete generation)", "database"),
     Key("population", "int", "individuals", "population", 2),
     Key("games per player", "int", "round-robin games each player plays at least, per "
@@ -572,5 +572,5 @@ METHOD = Method(
             "of the most similar",
     plots="genchess.train.mnc_plots:plot_run", recognises=is_sqlite_file,
     keys=MNC_KEYS, config=MncConfig, trainer=MncTrainer, check=check_mnc,
-    files="<chromosome database>, every chromosome in SQLite (genchess --genome DB plays the best "
+    files="<run file>, every chromosome in SQLite (genchess --genome DB plays the best "
           "of the last generation; --genome-id N another)")

@@ -29,7 +29,7 @@ from genchess.fitness.network_training import DEFAULTS, NetworkSettings
 from genchess.genome.network import ACTIVATIONS, HIDDEN_RANGE, MAX_BUCKETS, architecture_text
 from genchess.genome.run_formats import (epoch_line, epoch_losses, is_network_records, network_header,
                                          validated_steps)
-from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, POSITION_KEYS,
+from genchess.train.config import (GAME_INCREMENT, GAME_TIME, POSITION_KEYS,
                                    CommonSettings, ConfigError, Key, PositionSettings, check_labels)
 from genchess.train.records import AppendFile, set_aside, split_complete
 from genchess.train.registry import Method
@@ -51,7 +51,7 @@ NETWORK_KEYS = [
         hi=MAX_BUCKETS),
     Key("threads", "int", "threads of the trainer's kernels (default: every core this process "
         "may use; 1 trains faster when other work holds the cores)", "threads", 1),
-    GENERATIONS.with_help("epochs: passes over the training part"),
+    Key("epochs", "int", "passes over the training part (before: generations)", "generations", 1),
     Key("learning rate", "float", "Adam's step", "learning_rate", 0),
     Key("batch size", "int", "positions a step", "batch_size", 1),
     Key("rate drop", "float", "the learning rate is multiplied by this once, at 'drop at' of "

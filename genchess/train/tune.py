@@ -51,7 +51,7 @@ from genchess.optimise.spsa import A_RATIO, ALPHA, GAMMA, Spsa, SpsaParameter, S
 from genchess.parallel.worker import GameJob
 from genchess.strength.games import play_all
 from genchess.strength.tally import white_points
-from genchess.train.config import (GAME_INCREMENT, GAME_TIME, GENERATIONS, CommonSettings,
+from genchess.train.config import (GAME_INCREMENT, GAME_TIME, CommonSettings,
                                    ConfigError, Key)
 from genchess.train.records import AppendFile, read_state, set_aside, split_complete
 from genchess.train.registry import Method
@@ -76,7 +76,8 @@ TUNE_KEYS = [
         "by commas", "tune"),
     Key("freeze", "words", "numbers of those kept at their start values (names, commas)", "freeze"),
     Key("optimiser", "choice", "spsa, cma-es or ga", "optimiser", choices=OPTIMISERS),
-    GENERATIONS.with_help("iterations: spsa's game-pair rounds, or cma-es' and ga's generations"),
+    Key("iterations", "int", "spsa's game-pair rounds, or cma-es' and ga's generations (before: "
+        "generations)", "generations", 1),
     Key("pairs", "int", "game pairs an spsa iteration plays, or each genome of a generation",
         "pairs", 1),
     Key("population", "int", "cma-es, ga: genomes a generation", "population", 2),

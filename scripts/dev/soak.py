@@ -320,8 +320,8 @@ class GenePool(Kind):
         (directory / "run.cfg").write_text(
             f"workers = {self.workers}\ngene pool population = {self.POPULATION}\n"
             f"gene pool count = {self.POOLS}\npool swap interval = {self.SWAP}\n"
-            "minimum game time = 0.05\nmaximum game time = 0.1\ngame time increment = 0.01\n"
-            "oscillating time = yes\ngene pool file = pool.txt\noutput volume = quiet\n"
+            "minimum game time = 0.05\nmaximum game time = 0.1\ngame time added per round = 0.01\n"
+            "oscillating time = yes\nrun file = pool.txt\noutput volume = quiet\n"
             f"time limit = {self.limit:g} seconds\nseed = {self.seed}\n")
 
     def argv(self, directory, scheduler, resume):
