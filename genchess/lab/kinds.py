@@ -362,7 +362,7 @@ def _train_progress(job, job_dir):
     if not entries.get("run file") or not run_file.exists():
         return result
     if method == "tune":
-        from genchess.train.tune import read_records
+        from genchess.genome.run_formats import read_tune_records as read_records
         header, iterations = read_records(run_file)
         names = list(header["numbers"])
         result["parameters"] = {"names": names, "start": header["start"], "iterations": [
