@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import glob
 import io
 import json
 import os
@@ -209,20 +210,26 @@ def cores(job) -> int:
 
 # ------------------------------------------------------------------ progress
 
-_SEEN: dict[tuple, dict] = {}           # a match's progress by its PGN's size and time
+_SEEN: dict[tuple, dict] = {}           # a match's progress by its PGN's size and time, a training's by its files
 
 
 def progress(job, job_dir: Path) -> dict:
     """What the job's own files say so far, for the page and the report: a dict of
     plain numbers and lists (JSON). Never raises on a file being written. A match's
-    or gauntlet's is kept until its PGN changes: the page asks every two seconds, and
-    a long SPRT's PGN holds thousands of games."""
+    or gauntlet's is kept until its PGN changes, a training's until its run file's do:
+    the page asks every two seconds, and a long SPRT's PGN holds thousands of games,
+    a gene pool's file thousands of genomes."""
     try:
+        key = None
         if job.kind in ("match", "gauntlet"):
             pgn = job_dir / "games.pgn"
             stat = pgn.stat() if pgn.exists() else None
             key = (str(pgn.resolve()), job.kind, tuple(job.args["argv"]),
                    stat and (stat.st_size, stat.st_mtime_ns), (job_dir / "gauntlet.md").exists())
+        elif job.kind == "train":
+            files = _train_key(job, job_dir)
+            key = files and (job.kind, job.id, str(job_dir.resolve()), job.args["config"], files)
+        if key is not None:
             if key not in _SEEN:
                 if len(_SEEN) > 64:
                     _SEEN.clear()
@@ -263,10 +270,13 @@ def _pgn_games(path: Path):
     return games
 
 
+def _finite(x):
+    """x, or None for what JSON cannot carry (an infinite bound, no estimate yet)."""
+    return x if x == x and abs(x) != float("inf") else None
+
+
 def _elo(estimate) -> dict:
-    def number(x):
-        return x if x == x and abs(x) != float("inf") else None
-    return {"elo": number(estimate.elo), "low": number(estimate.low), "high": number(estimate.high)}
+    return {"elo": _finite(estimate.elo), "low": _finite(estimate.low), "high": _finite(estimate.high)}
 
 
 def _match_progress(job, job_dir):
@@ -347,19 +357,46 @@ def _positions_progress(job, job_dir):
             "finished": sidecar.exists() and not journal.exists()}
 
 
-def _train_progress(job, job_dir):
-    """A training's records, whichever method: a tune's parameters by iteration, an
-    evolve or network run's losses by generation or epoch, and its validation games."""
+# The config key that names a method's run file (its records), where it is not `run file`.
+RUN_FILE_KEYS = {"gene pool": "gene pool file", "kendall-whitwell": "population file",
+                 "multi-niche crowding": "chromosome database"}
+
+
+def _train_entries(job) -> tuple[str, Path | None]:
+    """(method, run file from the job's folder, or None when the config names none)."""
+    from genchess.train.config import normal_method_name
+    from genchess.train.registry import DEFAULT_METHOD
     entries = {}
     for line in job.args["config"].splitlines():
         line = line.split("#", 1)[0]
         if "=" in line:
             key, value = (part.strip() for part in line.split("=", 1))
             entries[" ".join(key.lower().split())] = value
-    method = entries.get("method", "gene pool")
-    run_file = Path(job.cwd) / entries.get("run file", "")
-    result = {"method": method, "run_file": str(run_file)}
-    if not entries.get("run file") or not run_file.exists():
+    method = normal_method_name(entries.get("method", DEFAULT_METHOD))
+    name = entries.get(RUN_FILE_KEYS.get(method, "run file"))
+    return method, (Path(job.cwd) / name if name else None)
+
+
+def _train_key(job, job_dir):
+    """What a training's progress depends on: its run file and every file beside it
+    named after it (games, champion, a database's journal), by size and time."""
+    _, run_file = _train_entries(job)
+    if run_file is None or not run_file.parent.is_dir():
+        return None
+    return tuple(sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns)
+                        for p in run_file.parent.glob(glob.escape(run_file.name) + "*") if p.is_file()))
+
+
+def _train_progress(job, job_dir):
+    """A training's records, whichever method, read by the readers `genchess plot`
+    uses: a tune's parameters by iteration; an evolve or network run's losses by
+    generation or epoch and its validation games; a gene pool's games and median piece
+    values by round; a Kendall-Whitwell population's mean weights by generation; a
+    multi-niche crowding run's fitness and niches by generation; and every method's
+    champion promotions (their SPRTs' estimates, chained into the champion's gain)."""
+    method, run_file = _train_entries(job)
+    result = {"method": method, "run_file": str(run_file or "")}
+    if run_file is None or not run_file.exists():
         return result
     if method == "tune":
         from genchess.genome.run_formats import read_tune_records as read_records
@@ -369,7 +406,9 @@ def _train_progress(job, job_dir):
             {"iteration": r["iteration"], "theta": r.get("theta")} for r in iterations]}
         return result
     from genchess.drawing import PlotError
+    from genchess.genome import GenomeError
     try:
+        checks = []
         if method == "evolve":
             from genchess.train.evolve_plots import read_evolve_records
             rows, checks = read_evolve_records(run_file)
@@ -378,12 +417,32 @@ def _train_progress(job, job_dir):
             from genchess.train.network_plots import read_network_records
             rows, checks = read_network_records(run_file)
             result["losses"] = [{"step": r[0], "loss": r[1], "held_out": r[2]} for r in rows]
-        else:
-            return result
-    except PlotError as e:
+        elif method == "gene pool":
+            from genchess.train.gene_pool_plots import rounds_over_time
+            result["pools"] = rounds_over_time(run_file)
+        elif method == "kendall-whitwell":
+            from genchess.train.gene_pool_plots import generations_over_time
+            result["population"] = generations_over_time(run_file)
+        elif method == "multi-niche crowding":
+            from genchess.genome.run_files import ChromosomeReader
+            reader = ChromosomeReader(run_file)
+            try:
+                result["generations"] = [vars(h) for h in reader.history()]
+            finally:
+                reader.close()
+    except (PlotError, GenomeError) as e:
         raise ValueError(str(e)) from None
-    result["validation"] = [{"step": c[0], "games": c[1], "elo": c[2], "low": c[3], "high": c[4]}
-                            for c in checks]
+    result["validation"] = [{"step": c[0], "games": c[1], "elo": _finite(c[2]), "low": _finite(c[3]),
+                             "high": _finite(c[4])} for c in checks]
+    from genchess.train.champion import champion_gain, history_path, read_history
+    promotions = list(read_history(history_path(run_file)))
+    games, gain, low, high = champion_gain(promotions)
+    result["champion"] = {
+        "promotions": [{"promotion": n, "genome": genome, "games": count, "elo": _finite(elo),
+                        "low": _finite(lo), "high": _finite(hi)}
+                       for n, genome, count, elo, lo, hi in promotions],
+        "gain": [{"games": g, "gain": _finite(y), "low": _finite(a), "high": _finite(b)}
+                 for g, y, a, b in zip(games, gain, low, high)] if promotions else []}
     return result
 
 

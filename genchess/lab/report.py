@@ -14,6 +14,8 @@ from pathlib import Path
 
 from genchess.lab import kinds
 
+PIECES = ("knight", "bishop", "rook", "queen")     # a gene pool's medians, in this order
+
 
 def write_report(queue, job) -> tuple[Path, Path]:
     """(report.html, report.md) of the job, written into its folder."""
@@ -87,8 +89,39 @@ def _facts(job, progress: dict) -> list[tuple[str, str]]:
                   ("set", progress["output"])]
     elif job.kind == "train":
         facts += [("method", progress["method"]), ("run file", progress["run_file"])]
+        facts += _train_facts(progress)
     elif job.kind == "bench":
         facts += [("nodes searched", str(progress.get("nodes")))]
+    return facts
+
+
+def _train_facts(progress: dict) -> list[tuple[str, str]]:
+    """A game-based training's last state, and its champion's promotions."""
+    facts = []
+    pools, population, generations = (progress.get(k) for k in ("pools", "population", "generations"))
+    if pools and pools["rounds"]:
+        last = pools["rounds"][-1]
+        facts += [("rounds", str(last["round"])), ("games", str(pools["games"])),
+                  ("genomes", str(pools["genomes"]))]
+        facts += [(f"living medians, {'all pools' if pool == 'all' else 'pool ' + pool} (pawn = 1)",
+                   ", ".join(f"{piece} {m:.2f}" for piece, m in zip(PIECES, medians)) or "-")
+                  for pool, medians in last["medians"].items()]
+    elif population and population["generations"]:
+        last = population["generations"][-1]
+        facts += [("generations", str(last["generation"])), ("games", str(population["games"])),
+                  ("mean weights (pawn = 1)", ", ".join(f"{name} {'-' if w is None else f'{w:.2f}'}"
+                                                        for name, w in zip(population["names"], last["mean"])))]
+    elif generations:
+        last = generations[-1]
+        facts += [("generations", str(last["generation"])),
+                  ("best fitness", f"{last['best_fitness']:.3f} (chromosome {last['best']})"),
+                  ("mean fitness", f"{last['mean_fitness']:.3f}"), ("niches", str(last["niches"])),
+                  ("games", str(sum(g["games"] for g in generations)))]
+    promotions = (progress.get("champion") or {}).get("promotions")
+    if promotions is not None:
+        facts.append(("champion SPRTs", "; ".join(
+            f"promotion {c['promotion']}: genome {c['genome']} at game {c['games']}, "
+            f"{_elo_text(c)}" for c in promotions) or "no promotion"))
     return facts
 
 
@@ -121,6 +154,17 @@ def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
         plt.close(fig)
         figures.append((name, caption))
 
+    def line(rows, x, columns, ylabel, name, caption):
+        """One line a column of `rows` (dicts) against their `x`."""
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for column, label in columns:
+            ax.plot([r[x] for r in rows], [r[column] for r in rows], marker=".", label=label)
+        ax.set_xlabel(x)
+        ax.set_ylabel(ylabel)
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.legend(fontsize=8)
+        save(fig, name, caption)
+
     series = progress.get("series") or []
     if job.kind == "match" and series:
         games = [p["games"] for p in series]
@@ -144,6 +188,39 @@ def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
             ax.set_ylabel("log-likelihood ratio")
             ax.legend()
             save(fig, "llr.png", "the SPRT's LLR over the games")
+    elif job.kind == "train" and progress.get("pools", {}).get("rounds"):
+        rounds = progress["pools"]["rounds"]
+        fig, ax = plt.subplots(figsize=(8, 4))
+        pools = list(rounds[-1]["medians"])
+        for j, pool in enumerate(pools):
+            shown = [r for r in rounds if r["medians"].get(pool)]
+            for k, piece in enumerate(PIECES):
+                ax.plot([r["round"] for r in shown], [r["medians"][pool][k] for r in shown], color=f"C{k}",
+                        ls="-" if pool == "all" or len(pools) == 1 else (0, (2 + 3 * j, 3)),
+                        lw=2.5 if pool == "all" else 1.2,
+                        label=f"{piece} ({'all pools' if pool == 'all' else 'pool ' + pool})")
+        ax.set_xlabel("round")
+        ax.set_ylabel("living genomes' median value (pawn = 1)")
+        ax.legend(fontsize=7, ncol=2)
+        save(fig, "piece_medians.png", "the living genomes' median piece values, round by round")
+        line(rounds, "round", [("games", "games played")], "games", "games.png",
+             "games played, round by round")
+    elif job.kind == "train" and progress.get("population", {}).get("generations"):
+        population = progress["population"]
+        rows = [{"generation": g["generation"], **dict(zip(population["names"], g["mean"]))}
+                for g in population["generations"]]
+        line(rows, "generation", [(name, name) for name in population["names"]],
+             "population's mean weight (pawn = 1)", "weights.png",
+             "the population's mean material weights, generation by generation")
+        line(population["generations"], "generation", [("games", "games played")], "games", "games.png",
+             "games played, generation by generation")
+    elif job.kind == "train" and progress.get("generations"):
+        rows = progress["generations"]
+        line(rows, "generation", [("best_fitness", "best"), ("mean_fitness", "mean")],
+             "fitness (points per round-robin game)", "fitness.png",
+             "the best and mean fitness, generation by generation")
+        line(rows, "generation", [("niches", "niches")], "niches", "niches.png",
+             "the niches, generation by generation")
     elif job.kind == "train" and progress.get("losses"):
         rows = progress["losses"]
         fig, ax = plt.subplots(figsize=(8, 4))
@@ -171,6 +248,11 @@ def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
         ax.set_xlabel("chunk")
         ax.set_ylabel("positions an hour")
         save(fig, "speed.png", "positions an hour, chunk by chunk")
+    if job.kind == "train" and (progress.get("champion") or {}).get("gain"):
+        # The champion's figure as `genchess plot` draws it, from the same file.
+        from genchess.train.champion import plot_champion_gain
+        plot_champion_gain(plt, Path(progress["run_file"]), job_dir)
+        figures.append(("champion.png", "the champion's Elo gain, promotion by promotion (its SPRTs)"))
     if job.kind == "gauntlet" and (job_dir / "gauntlet.png").exists():
         figures.append(("gauntlet.png", "the gauntlet: the engine's rating against each opponent"))
     return figures

@@ -156,12 +156,10 @@ def read_history(path: Path):
             yield int(n), int(genome_id), int(games), float(elo), float(low), float(high)
 
 
-def plot_champion_gain(plt, run_file: Path, out: Path) -> Path | None:
-    """The champion's Elo over the first champion, chained from each promotion's
-    match estimate (intervals added as independent errors)."""
-    rows = list(read_history(history_path(run_file)))
-    if not rows:
-        return None
+def champion_gain(rows) -> tuple[list[int], list[float], list[float], list[float]]:
+    """(games, gain, low, high): the champion's Elo over the first champion after each
+    promotion of read_history's `rows`, chained from each match's estimate (intervals
+    added as independent errors); the first point is the first champion, 0 at game 0."""
     games, gain, low, high = [0], [0.0], [0.0], [0.0]
     variance = 0.0
     for _, _, count, elo, lo, hi in rows:
@@ -170,6 +168,16 @@ def plot_champion_gain(plt, run_file: Path, out: Path) -> Path | None:
         gain.append(gain[-1] + elo)
         low.append(gain[-1] - variance ** 0.5)
         high.append(gain[-1] + variance ** 0.5)
+    return games, gain, low, high
+
+
+def plot_champion_gain(plt, run_file: Path, out: Path) -> Path | None:
+    """The champion's Elo over the first champion, chained from each promotion's
+    match estimate (intervals added as independent errors)."""
+    rows = list(read_history(history_path(run_file)))
+    if not rows:
+        return None
+    games, gain, low, high = champion_gain(rows)
     fig, ax = plt.subplots(figsize=(8, 5))
     ax.step(games, gain, where="post", label="champion's Elo gain")
     ax.fill_between(games, low, high, step="post", alpha=0.2, label="95% interval (chained)")

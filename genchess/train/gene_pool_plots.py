@@ -19,7 +19,7 @@ from pathlib import Path
 
 from genchess.drawing import (PIECE_NAMES, PlotError, plot_piece_strengths, pyplot, rolling,
                               save)
-from genchess.genome import GenomeError
+from genchess.genome import GenomeError, StillAlive
 from genchess.train.champion import plot_champion_gain
 from genchess.train.records import genomes_by_id, read_complete_genomes, read_games_file
 
@@ -31,9 +31,12 @@ def living_piece_medians(pool_file) -> list[tuple[str, int, list[float]]]:
     as 1, pool by pool and then over all pools: [(pool, genomes counted, [N, B, R, Q])].
     Living means named on a pool's last Still Alive line. A genome whose pawn is worth
     nothing or less has no such ratio and is left out of the count."""
-    by_id = {g.id: g for g in pool_file.genomes}
+    return _piece_medians({g.id: g for g in pool_file.genomes}, pool_file.alive)
+
+
+def _piece_medians(by_id, alive: dict[int, tuple[int, ...]]) -> list[tuple[str, int, list[float]]]:
     rows, everyone = [], []
-    for pool, ids in sorted(pool_file.alive.items()):
+    for pool, ids in sorted(alive.items()):
         ratios = []
         for genome_id in ids:
             values = by_id[genome_id].pack()["piece_values"]
@@ -45,6 +48,71 @@ def living_piece_medians(pool_file) -> list[tuple[str, int, list[float]]]:
         rows.append(("all", everyone))
     return [(name, len(ratios), [statistics.median(r[k] for r in ratios) for k in range(4)]
              if ratios else []) for name, ratios in rows]
+
+
+def alive_snapshots(pool_file) -> list[dict[int, tuple[int, ...]]]:
+    """Who was alive after each round (a gene pool's, from the start's; a
+    Kendall-Whitwell file's generations, likewise): {pool: IDs} per snapshot. The
+    trainers write a snapshot's Still Alive lines together, so consecutive lines are
+    one snapshot."""
+    snapshots, current = [], None
+    for record in pool_file.records:
+        if isinstance(record, StillAlive):
+            if current is None:
+                current = {}
+                snapshots.append(current)
+            current[record.pool] = record.ids
+        else:
+            current = None
+    return snapshots
+
+
+def rounds_over_time(pool: Path) -> dict:
+    """A gene pool file over its rounds, for a live view: per snapshot (round 0 the
+    start) the games played by its end and each pool's (and all pools') living
+    median knight, bishop, rook and queen (pawn = 1); and the games played so far."""
+    pool_file, games = _read_pool_and_games(pool)
+    by_id = {g.id: g for g in pool_file.genomes}
+    played = Counter(game.get_int("Round") or 0 for game in games)
+    rows, total = [], 0
+    for number, alive in enumerate(alive_snapshots(pool_file)):
+        total += played.get(number, 0)
+        rows.append({"round": number, "games": total,
+                     "medians": {name: medians for name, _, medians in _piece_medians(by_id, alive)}})
+    return {"rounds": rows, "games": len(games), "genomes": len(by_id)}
+
+
+def generations_over_time(population: Path) -> dict:
+    """A Kendall-Whitwell population file over its generations, for a live view: per
+    generation (0 the start) the games played by its end and the population's mean of
+    each tuned material weight with the mean pawn as 1, as the trainer prints it (None
+    once the mean pawn is not positive); and the games played so far."""
+    import numpy as np
+    from genchess.genome import MaterialGenome
+    from genchess.genome.material import WEIGHT_NAMES
+    from genchess.train.kendall import average_weights, scaled_to_pawn
+    pool_file, games = _read_pool_and_games(population)
+    by_id = {g.id: g for g in pool_file.genomes}
+    played = Counter(game.get_int("Generation") or 0 for game in games)
+    rows, total = [], 0
+    for number, alive in enumerate(alive_snapshots(pool_file)):
+        mean = average_weights(np.array([by_id[i].weights for ids in alive.values() for i in ids]))
+        scaled = scaled_to_pawn(mean, mean[0]) / 100
+        total += played.get(number, 0)
+        rows.append({"generation": number, "games": total,
+                     "mean": [None if np.isnan(scaled[i]) else float(scaled[i]) for i in MaterialGenome.TUNED]})
+    return {"names": [WEIGHT_NAMES[i] for i in MaterialGenome.TUNED], "generations": rows,
+            "games": len(games)}
+
+
+def _read_pool_and_games(pool: Path):
+    """The pool (or population) file and its games, as plot_run reads them."""
+    try:
+        return read_complete_genomes(pool), read_games_file(Path(str(pool) + "_games.txt"))[0]
+    except GenomeError as e:
+        raise PlotError(str(e)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise PlotError(f"cannot read {pool}: {getattr(e, 'strerror', e)}") from None
 
 
 def piece_medians_table(pool_file) -> str:
@@ -173,15 +241,12 @@ def plot_promotions(plt, games, out: Path) -> Path:
 
 def plot_run(pool: Path, out: Path, warn=None) -> list[Path]:
     """Every plot of a gene pool (or population) file; PlotError when it cannot be read."""
+    pool_file, games = _read_pool_and_games(pool)
+    genomes = genomes_by_id(pool_file)
     try:
-        pool_file = read_complete_genomes(pool)
-        genomes = genomes_by_id(pool_file)
-        games, _ = read_games_file(Path(str(pool) + "_games.txt"))
         out.mkdir(parents=True, exist_ok=True)
-    except GenomeError as e:
-        raise PlotError(str(e)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise PlotError(f"cannot read {pool}: {getattr(e, 'strerror', e)}") from None
+    except OSError as e:
+        raise PlotError(f"cannot write {out}: {e.strerror}") from None
     plt = pyplot()
     written = [plot_piece_strengths(plt, genomes, out), plot_priorities(plt, genomes, out)]
     champion_plot = plot_champion_gain(plt, pool, out)
