@@ -161,3 +161,37 @@ def test_a_champions_promotions_are_shown_and_drawn(client, lab):
         assert "](champion.png)" in markdown and is_png(lab / "lab" / "jobs" / "2" / "champion.png")
     finally:
         history.unlink()
+
+
+def test_a_running_trainings_files_are_read_again_only_after_ten_times_a_reading(lab, monkeypatch):
+    """The page asks every two seconds while a gene pool's file grows by a genome at a
+    time: a reading is reused until ten times its own duration has passed."""
+    import dataclasses
+    clock = [1000.0]
+
+    class Clock:
+        @staticmethod
+        def monotonic():
+            clock[0] += 0.5             # every reading takes half a second
+            return clock[0]
+    monkeypatch.setattr(kinds, "time", Clock)
+    monkeypatch.setattr(kinds, "_SEEN", {})         # no reading of an earlier test's clock
+    monkeypatch.setattr(kinds, "_LAST_READ", {})
+    queue = Queue(lab / "lab")
+    job = dataclasses.replace(queue.job(3), state="running")
+    job_dir = queue.job_dir(3)
+    games = lambda p: sum(g["games"] for g in p["generations"])     # noqa: E731
+    first = kinds.progress(job, job_dir)
+    with sqlite3.connect(lab / "run.db") as db:     # the run goes on: a generation more
+        db.execute("UPDATE generations SET games = games + 100 WHERE generation = 0")
+    try:
+        assert games(kinds.progress(job, job_dir)) == games(first)      # 1 s after a 0.5 s reading
+        clock[0] += 5
+        assert games(kinds.progress(job, job_dir)) == games(first) + 100
+        # A finished job's (its report's) is read as soon as its files change.
+        with sqlite3.connect(lab / "run.db") as db:
+            db.execute("UPDATE generations SET games = games + 1 WHERE generation = 0")
+        assert games(kinds.progress(queue.job(3), job_dir)) == games(first) + 101
+    finally:
+        with sqlite3.connect(lab / "run.db") as db:
+            db.execute("UPDATE generations SET games = games - 101 WHERE generation = 0")

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,6 +212,8 @@ def cores(job) -> int:
 # ------------------------------------------------------------------ progress
 
 _SEEN: dict[tuple, dict] = {}           # a match's progress by its PGN's size and time, a training's by its files
+# A running training's last reading by its folder: (when, seconds it took, progress).
+_LAST_READ: dict[str, tuple[float, float, dict]] = {}
 
 
 def progress(job, job_dir: Path) -> dict:
@@ -218,7 +221,9 @@ def progress(job, job_dir: Path) -> dict:
     plain numbers and lists (JSON). Never raises on a file being written. A match's
     or gauntlet's is kept until its PGN changes, a training's until its run file's do:
     the page asks every two seconds, and a long SPRT's PGN holds thousands of games,
-    a gene pool's file thousands of genomes."""
+    a gene pool's file thousands of genomes. A running training whose files changed
+    is read again only once ten times its last reading's time has passed, so that a
+    long run's page costs its machine a tenth of a core at most."""
     try:
         key = None
         if job.kind in ("match", "gauntlet"):
@@ -229,11 +234,19 @@ def progress(job, job_dir: Path) -> dict:
         elif job.kind == "train":
             files = _train_key(job, job_dir)
             key = files and (job.kind, job.id, str(job_dir.resolve()), job.args["config"], files)
+            last = _LAST_READ.get(str(job_dir.resolve()))
+            if key not in _SEEN and last and job.state == "running" and \
+                    time.monotonic() - last[0] < 10 * last[1]:
+                return last[2]
         if key is not None:
             if key not in _SEEN:
                 if len(_SEEN) > 64:
                     _SEEN.clear()
+                    _LAST_READ.clear()
+                began = time.monotonic()
                 _SEEN[key] = PROGRESS[job.kind](job, job_dir)
+                if job.kind == "train":
+                    _LAST_READ[str(job_dir.resolve())] = (began, time.monotonic() - began, _SEEN[key])
             return _SEEN[key]
         return PROGRESS[job.kind](job, job_dir)
     except (OSError, ValueError, KeyError) as e:

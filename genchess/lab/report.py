@@ -192,16 +192,17 @@ def draw_figures(job, progress: dict, job_dir: Path) -> list[tuple[str, str]]:
         rounds = progress["pools"]["rounds"]
         fig, ax = plt.subplots(figsize=(8, 4))
         pools = list(rounds[-1]["medians"])
-        for j, pool in enumerate(pools):
+        several = len(pools) > 1
+        for j, pool in enumerate(pools):          # as the page draws them: each pool thin and dashed
             shown = [r for r in rounds if r["medians"].get(pool)]
+            own = several and pool != "all"
             for k, piece in enumerate(PIECES):
                 ax.plot([r["round"] for r in shown], [r["medians"][pool][k] for r in shown], color=f"C{k}",
-                        ls="-" if pool == "all" or len(pools) == 1 else (0, (2 + 3 * j, 3)),
-                        lw=2.5 if pool == "all" else 1.2,
-                        label=f"{piece} ({'all pools' if pool == 'all' else 'pool ' + pool})")
+                        ls=(0, (2 + 3 * j, 3)) if own else "-", lw=0.8 if own else 2.5,
+                        label=None if own else piece)
         ax.set_xlabel("round")
-        ax.set_ylabel("living genomes' median value (pawn = 1)")
-        ax.legend(fontsize=7, ncol=2)
+        ax.set_ylabel("median value (pawn = 1)" + ("; dashed: each pool" if several else ""))
+        ax.legend(fontsize=8)
         save(fig, "piece_medians.png", "the living genomes' median piece values, round by round")
         line(rounds, "round", [("games", "games played")], "games", "games.png",
              "games played, round by round")
