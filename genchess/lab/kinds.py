@@ -370,9 +370,11 @@ def _positions_progress(job, job_dir):
             "finished": sidecar.exists() and not journal.exists()}
 
 
-# The config key that names a method's run file (its records), where it is not `run file`.
-RUN_FILE_KEYS = {"gene pool": "gene pool file", "kendall-whitwell": "population file",
-                 "multi-niche crowding": "chromosome database"}
+def run_file_keys() -> tuple[str, ...]:
+    """The key every method's config names its run file by, then the old names a config
+    may still use instead (train/config.py's RENAMED_KEYS, which loads them with a warning)."""
+    from genchess.train.config import RENAMED_KEYS
+    return ("run file",) + tuple(old for old, new in RENAMED_KEYS.items() if new == "run file")
 
 
 def _train_entries(job) -> tuple[str, Path | None]:
@@ -386,7 +388,7 @@ def _train_entries(job) -> tuple[str, Path | None]:
             key, value = (part.strip() for part in line.split("=", 1))
             entries[" ".join(key.lower().split())] = value
     method = normal_method_name(entries.get("method", DEFAULT_METHOD))
-    name = entries.get(RUN_FILE_KEYS.get(method, "run file"))
+    name = next((entries[key] for key in run_file_keys() if entries.get(key)), None)
     return method, (Path(job.cwd) / name if name else None)
 
 
