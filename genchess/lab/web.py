@@ -19,11 +19,11 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import re
-from pathlib import Path
 
+from genchess.files import package_file
 from genchess.lab import kinds
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = package_file("lab", "static")
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]", "::1"}
 FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,100}")
 SERVED_FILES = re.compile(r"(games\.pgn|output\.log|report\.(html|md)|gauntlet\.md|[a-z_]+\.png)")
