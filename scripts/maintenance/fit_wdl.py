@@ -215,6 +215,12 @@ def plot_calibration(table, error, count, path: Path):
     plt.close(fig)
 
 
+def default_genome_name() -> str:
+    """The file name of the genome the scores come from (the engine's default)."""
+    from genchess.genome.genome_file import DEFAULT_GENOME_PATH
+    return DEFAULT_GENOME_PATH.name
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pgn", nargs="+", type=Path, help="games (PGN, plain or gzipped)")
@@ -247,7 +253,7 @@ def main(argv=None) -> int:
         "a": [round(float(x), 6) for x in params[:4]],
         "b": [round(float(x), 6) for x in params[4:]],
         "games": [str(p) for p in args.pgn],
-        "genome": "unified.genome (the default), scoring from a cleared hash table",
+        "genome": f"{default_genome_name()} (the default), scoring from a cleared hash table",
         "date": datetime.date.today().isoformat(),
         "positions": {"train": int(train.sum()), "held_out": int(test.sum())},
         "nodes": args.nodes,
