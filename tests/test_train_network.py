@@ -7,7 +7,7 @@ import chess
 import chess.engine
 import pytest
 
-from genchess.genome import NetworkGenome, open_genome
+from genchess.genome import NetworkGenome, load_genome, open_genome
 from genchess.train.registry import parse_config, trainer_for
 from test_evolve import labelled_set  # noqa: F401  (the fixture: 3000 positions, results)
 from train_helpers import config_text
@@ -45,6 +45,8 @@ def test_a_network_run_learns_and_its_best_genome_plays(tmp_path, labelled_set):
     best = open_genome(tmp_path / "net.txt")            # the run file plays its best genome
     assert isinstance(best, NetworkGenome) and best.hidden == 16
     assert "held-out loss" in best.lineage
+    last = load_genome(tmp_path / "net.txt_last.genome")    # and the last epoch, whatever its loss
+    assert "3 epochs" in last.lineage and "(epoch 3)" in (tmp_path / "net.txt_last.genome").read_text()
     command, env = genchess_command("uci", "--genome", str(tmp_path / "net.txt"))
     with chess.engine.SimpleEngine.popen_uci(command, env=env) as engine:
         board = chess.Board()

@@ -11,7 +11,8 @@ a loss is a hint, games decide.
 
 Files: the run file (a header line, then one line per epoch and per validation
 match), <run file>_state.npz (the trainer's whole state: weights, Adam's moments,
-the shuffling generator; resumed exactly after any epoch), <run file>_best.genome.
+the shuffling generator; resumed exactly after any epoch), <run file>_best.genome
+(the lowest held-out loss) and <run file>_last.genome (the latest epoch).
 A kill between an epoch's line and the state replays that epoch, bit for bit the
 same, without writing its line twice.
 """
@@ -277,6 +278,11 @@ class NetworkRun(PositionFitnessRun):
             write_atomically(self.config.companion("_best.genome"),
                              f"# GenChess network: the lowest held-out loss of {self.config.run_file} "
                              f"after epoch {e}\n" + genome.to_text())
+        # The last epoch too: a held-out set from other games can prefer an early epoch
+        # that games then rank below the last (docs/studies/network-generations.md).
+        write_atomically(self.config.companion("_last.genome"),
+                         f"# GenChess network: the last epoch of {self.config.run_file} "
+                         f"(epoch {e})\n" + genome.to_text())
         self.validate(executor)
         self.trainer.save(self.config.companion("_state.npz"))
         if self.bar is not None:
@@ -327,4 +333,5 @@ METHOD = Method(
     plots="genchess.train.network_plots:plot_run", recognises=is_network_records,
     keys=NETWORK_KEYS, config=NetworkConfig, trainer=NetworkRun, check=check_network,
     files="<run file> (losses per epoch, validation matches), <run file>_best.genome (genchess "
-          "--genome plays it), <run file>_state.npz (the trainer's state)")
+          "--genome plays it), <run file>_last.genome (the latest epoch's), <run file>_state.npz "
+          "(the trainer's state)")
