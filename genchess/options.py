@@ -58,6 +58,7 @@ if ELO_RANGE is not None:
 TRIALS = {
     "Time Scaling": FEATURE_NAMES["time_scaling"],     # the soft limit scaled by the iterations
     "Quiescence Hash": FEATURE_NAMES["qs_tt"],         # quiescence probes and stores the table
+    "ProbCut": FEATURE_NAMES["probcut"],               # a capture far above beta at reduced depth cuts
 }
 
 

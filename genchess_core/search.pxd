@@ -42,9 +42,12 @@ cdef enum:
     # both sides of the SPRT.
     USE_TIME_SCALING = 16777216  # the soft time limit scaled by the last iterations (timeman.SoftScaling)
     USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table
+    USE_PROBCUT = 67108864  # a capture that beats beta by a margin at reduced depth cuts the node
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
+    # What a mate search (`go mate`) turns off: prunings whose cut is a guess, not a proof.
+    MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -161,6 +164,7 @@ cdef inline void check_limits(SearchState* s) noexcept nogil:
 
 
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil
+cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint null_ok) noexcept nogil
 cdef int search_iteration(SearchState* s, int depth, int line, double budget,
                           int previous) noexcept nogil
 cdef void order_root_by_eval(SearchState* s) noexcept nogil

@@ -21,7 +21,7 @@ from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insuf
 from genchess_core.evaluate cimport evaluate, eval_prefetch
 from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_NONE, BOUND_UPPER,
                                BOUND_LOWER, BOUND_EXACT)
-from genchess_core.see cimport see
+from genchess_core.see cimport see, see_at_least
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, quiet_stat,
                                      history_bonus, add_history, continuation, reward_quiet,
                                      countermove_slot)
@@ -216,6 +216,51 @@ cdef bint has_non_pawn_material(const Position* p) noexcept nogil:
     return (p.bb[c + KNIGHT] | p.bb[c + BISHOP] | p.bb[c + ROOK] | p.bb[c + QUEEN]) != 0
 
 
+cdef int probcut(SearchState* s, int depth, int beta, int ply, int static_eval, Move hash_move,
+                 int tt_depth, int tt_score) noexcept nogil:
+    """negamax's step 11b: the score of a capture that holds beta + probcut_margin in
+    a search probcut_reduction plies shallower, or -INFINITE_SCORE if none does (or
+    the table says none will)."""
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Undo u
+    cdef int n, i, score
+    cdef int probcut_beta = beta + s.pawn_value * s.sp.probcut_margin // 100
+    cdef int reduced = depth - 1 - s.sp.probcut_reduction
+    cdef long long see_threshold
+    cdef Move m
+    cdef Position* p = &s.pos
+    if probcut_beta >= MATE_BOUND or (tt_depth >= reduced + 1 and tt_score < probcut_beta):
+        return -INFINITE_SCORE
+    # The gain a capture needs by SEE, in SEE's centipawns of the genome's own pawn
+    # (clamped: a genome's evaluation may stray far from its pawn).
+    see_threshold = <long long>(probcut_beta - static_eval) * 100 // s.material_pawn
+    if see_threshold > MATE_BOUND:
+        return -INFINITE_SCORE
+    if see_threshold < -MATE_BOUND:
+        see_threshold = -MATE_BOUND
+    n = generate_legal(p, moves, GEN_CAPTURES)
+    order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL)
+    for i in range(n):
+        m = pick_move(moves, scores, i, n)
+        if not see_at_least(p, m, <int>see_threshold):
+            continue
+        s.played_piece[ply] = p.board[move_from(m)]
+        make_move(p, m, &u)
+        s.played[ply] = m
+        score = -quiesce(s, -probcut_beta, -probcut_beta + 1, ply + 1)
+        if score >= probcut_beta and not s.stop:
+            score = -negamax(s, reduced, -probcut_beta, -probcut_beta + 1, ply + 1, True)
+        unmake_move(p, m, &u)
+        if s.stop:
+            return 0
+        if score >= probcut_beta:
+            if s.features & USE_TT:
+                tt_store(s.tt, p.key, score_to_tt(score, ply), BOUND_LOWER, reduced + 1, m)
+            return score
+    return -INFINITE_SCORE
+
+
 cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint null_ok) noexcept nogil:
     """The alpha-beta search below the root. Its steps are numbered in the order
     they run, as in Stockfish's search.cpp. docs/studies/search-elo.md numbers the same
@@ -311,7 +356,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             s.features & USE_IMPROVING or not pv_node and (
             (s.features & USE_RFP and depth <= s.sp.rfp_max_depth)
             or (s.features & USE_FUTILITY and depth <= s.sp.futility_max_depth)
-            or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth))):
+            or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth)
+            or (s.features & USE_PROBCUT and depth >= s.sp.probcut_min_depth))):
         static_eval = evaluate(p, &s.params)
     if excluded == MOVE_NONE:
         s.static_evals[ply] = static_eval
@@ -370,6 +416,24 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             return 0
         if score >= beta:
             return beta if score > MATE_BOUND else score
+
+    # Step 11b. ProbCut (a trial behind USE_PROBCUT): a capture that holds beta by
+    # probcut_margin more in a search probcut_reduction plies shallower would almost
+    # surely hold beta at full depth, so the node is cut on it. Only captures whose
+    # SEE alone reaches the raised beta from the static evaluation are tried, each
+    # first by quiescence (cheap, and most fail there) and then by the reduced search.
+    # Not in PV or check nodes, not near a mate score, not in a singular search, and
+    # not where the table already holds a search almost as deep that stayed below
+    # the raised beta. The cut is stored as a lower bound of the depth it proved.
+    # Stockfish's and Ethereal's step (their SPRTs: +6 / +7).
+    if (s.features & USE_PROBCUT and use_ab and not pv_node and not checked and excluded == MOVE_NONE
+            and depth >= s.sp.probcut_min_depth and static_eval > -INFINITE_SCORE
+            and -MATE_BOUND < beta < MATE_BOUND):
+        score = probcut(s, depth, beta, ply, static_eval, hash_move, tt_depth, tt_score)
+        if s.stop:
+            return 0
+        if score > -INFINITE_SCORE:
+            return score
 
     # Step 12. Generate the legal moves; with none, check for mate and stalemate.
     n = generate_legal(p, moves, GEN_ALL)

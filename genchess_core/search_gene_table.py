@@ -64,6 +64,12 @@ GENES = (
     Gene("singular_margin", 2, 1, 20, 1, SEARCH, "step 14: how much worse every other move must be, "
          "per ply, percent of a pawn"),
     Gene("singular_divisor", 2, 2, 4, 1, SEARCH, "step 14: the others are searched to (depth - 1) / this"),
+    Gene("probcut_min_depth", 5, 3, 10, 1, SEARCH, "step 11b, ProbCut (a trial behind the ProbCut "
+         "option): from this depth on"),
+    Gene("probcut_margin", 100, 30, 300, 10, SEARCH, "step 11b: a capture must beat beta by this "
+         "much, percent of a pawn ..."),
+    Gene("probcut_reduction", 3, 2, 6, 1, SEARCH, "step 11b: ... in a search this many plies "
+         "shallower (beyond the move itself)"),
     Gene("lmp_max_depth", 3, 1, 8, 1, SEARCH, "step 16, late-move pruning: this close to the leaves"),
     Gene("lmp_base", 3, 1, 12, 1, SEARCH, "step 16: after this + depth^2 quiet moves"),
     Gene("lmr_min_depth", 3, 2, 6, 1, SEARCH, "step 17, late-move reductions: from this depth on"),

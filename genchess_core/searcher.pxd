@@ -4,6 +4,7 @@
 from genchess_core.search cimport SearchState, SearchParams
 from genchess_core.evaluate cimport EvalCaches
 from genchess_core.tt cimport TT
+from genchess_core.board cimport Board
 
 
 cdef int set_root_moves(SearchState* s, searchmoves) except -1
@@ -34,3 +35,4 @@ cdef class Searcher:
     cdef public object clock
 
     cdef double now(self) except? -1.0
+    cdef SearchState* unlimited(self, Board board)

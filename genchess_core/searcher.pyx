@@ -103,7 +103,7 @@ FEATURE_NAMES = {
     "countermove": USE_COUNTERMOVE, "history_malus": USE_HISTORY_MALUS, "iir": USE_IIR,
     "cont_history": USE_CONT_HISTORY, "singular": USE_SINGULAR,
     "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
-    "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT,
+    "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -348,19 +348,36 @@ cdef class Searcher:
         cdef TTEntry* f = &self.tt.entries[other.pos.key & self.tt.mask]
         e.data = f.data
 
-    def quiesce(self, Board board, int alpha=-INFINITE_SCORE, int beta=INFINITE_SCORE):
-        """(score, nodes) of the capture search alone from `board` in the window (alpha,
-        beta), with this searcher's features and table: for tests of quiescence."""
+    cdef SearchState* unlimited(self, Board board):
+        """The main thread's state set to search `board` with no limit: for the tests'
+        entries into one part of the search."""
         cdef SearchState* s = self.s
-        cdef int score
         s.pos = board.pos
         s.nodes = 0
         s.node_limit = 0
         s.qs_ply_limit = 0
         s.stop = 0
         s.deadline = 0.0
+        return s
+
+    def quiesce(self, Board board, int alpha=-INFINITE_SCORE, int beta=INFINITE_SCORE):
+        """(score, nodes) of the capture search alone from `board` in the window (alpha,
+        beta), with this searcher's features and table: for tests of quiescence."""
+        cdef SearchState* s = self.unlimited(board)
+        cdef int score
         with nogil:
             score = quiesce(s, alpha, beta, 0)
+        return score, s.nodes
+
+    def null_window(self, Board board, int depth, int beta):
+        """(score, nodes) of one null-window search (beta - 1, beta) of `board` to
+        `depth`, as a node off the principal variation sees it, with this searcher's
+        features and table: for tests of the main search's prunings."""
+        cdef SearchState* s = self.unlimited(board)
+        cdef int score
+        tt_new_search(&self.tt)
+        with nogil:
+            score = negamax(s, depth, beta - 1, beta, 0, True)
         return score, s.nodes
 
     def store(self, Board board, int score, int depth, int move=MOVE_NONE, int bound=BOUND_EXACT):
@@ -405,8 +422,9 @@ cdef class Searcher:
         # and null-move pruning is not sound for one: it assumes passing is never better
         # than moving, which zugzwang (common in a mating net) breaks. With null moves
         # from depth 2 (the shipped genome's null_min_depth) a quiet mate in two such as
-        # kbK5/pp6/1P6/8/8/8/8/R7 w (Ra6!) was missed at every depth to 9.
-        cdef int wanted = 0 if mode == "minimax" else (features & ~USE_NULL_MOVE if mate else features)
+        # kbK5/pp6/1P6/8/8/8/8/R7 w (Ra6!) was missed at every depth to 9. ProbCut is
+        # not sound for one either: it cuts on a shallower search's word.
+        cdef int wanted = 0 if mode == "minimax" else (features & ~MATE_UNSOUND if mate else features)
         if wanted != features:
             self.features = wanted
             try:
