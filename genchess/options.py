@@ -59,6 +59,7 @@ TRIALS = {
     "Time Scaling": FEATURE_NAMES["time_scaling"],     # the soft limit scaled by the iterations
     "Quiescence Hash": FEATURE_NAMES["qs_tt"],         # quiescence probes and stores the table
     "ProbCut": FEATURE_NAMES["probcut"],               # a capture far above beta at reduced depth cuts
+    "Capture History": FEATURE_NAMES["capture_history"],  # captures ordered by their own statistics
 }
 
 

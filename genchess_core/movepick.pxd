@@ -1,19 +1,20 @@
 # Move picking and the statistics behind it: the order a node tries its moves in
-# (hash move, captures by MVV-LVA, killers, countermove, quiet moves by history and
+# (hash move, captures by MVV-LVA or by the victim and capture history, killers, countermove, quiet moves by history and
 # continuation history, captures losing by SEE last) and how a cutoff teaches the
 # statistics. All inline: each is called once or more per node, and a call across
 # modules would go through a pointer the compiler cannot see into.
 
 from genchess_core.types cimport *
 from genchess_core.search cimport (SearchState, SearchParams, mvv_lva, captured_kind, PIECE_ORDER_VALUE,
-                                   USE_VALUE_ORDERING, USE_CONT_HISTORY)
+                                   MVV_VICTIM_WEIGHT, MVV_PROMO_WEIGHT, USE_VALUE_ORDERING,
+                                   USE_CONT_HISTORY, USE_CAPTURE_HISTORY)
 from genchess_core.evaluate cimport quiet_order_phase, quiet_order
 from genchess_core.see cimport see
 
 cdef enum:
     # Step 13. Move ordering: the bands a move's score falls in, best first.
     SCORE_HASH_MOVE = 1 << 30
-    SCORE_CAPTURE = 1 << 28     # + MVV-LVA
+    SCORE_CAPTURE = 1 << 28     # + MVV-LVA, or capture_order (within +-2^17 either way)
     SCORE_KILLER = 1 << 27      # + 1 for the first killer
     SCORE_COUNTERMOVE = (1 << 27) - 1  # after both killers, before every history score
     SCORE_LOSING_CAPTURE = -(1 << 29)  # captures that lose by SEE: after every quiet move
@@ -58,9 +59,31 @@ cdef inline int quiet_stat(SearchState* s, int piece, int to, const int* cont1,
     return stat
 
 
+cdef inline int* capture_stat(SearchState* s, Move m) noexcept nogil:
+    """Capture m's capture history: by the piece that moves, its destination and the
+    kind it takes."""
+    return &s.capture_history[s.pos.board[move_from(m)]][move_to(m)][captured_kind(&s.pos, m)]
+
+
+cdef inline int capture_order(SearchState* s, Move m) noexcept nogil:
+    """Capture history ordering (a trial behind USE_CAPTURE_HISTORY), as Ethereal and
+    Stockfish order captures: the most valuable victim first, but a capture that has
+    often cut (or failed) before moves up (down) by its own statistics, which learn
+    what MVV-LVA's fixed attacker term only guesses. A promotion adds its new piece,
+    at the weight MVV-LVA gives it against a victim."""
+    cdef int flags = move_flags(m), score = 0
+    if flags & FLAG_CAPTURE:
+        score = s.sp.capture_history_mvv * PIECE_ORDER_VALUE[captured_kind(&s.pos, m)] + capture_stat(s, m)[0]
+    if flags & FLAG_PROMO:
+        score += (s.sp.capture_history_mvv * PIECE_ORDER_VALUE[move_promo_kind(m)]
+                  * MVV_PROMO_WEIGHT // MVV_VICTIM_WEIGHT)
+    return score
+
+
 cdef inline void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
                       int ply, Move countermove, const int* cont1, const int* cont2) noexcept nogil:
     cdef int i, flags, own_order_phase
+    cdef bint by_capture_history = s.features & USE_CAPTURE_HISTORY
     cdef Move m
     if s.features & USE_VALUE_ORDERING:
         order_by_value(s, moves, scores, n)
@@ -74,7 +97,7 @@ cdef inline void order_moves(SearchState* s, const Move* moves, int* scores, int
         if m == hash_move:
             scores[i] = SCORE_HASH_MOVE
         elif flags & (FLAG_CAPTURE | FLAG_PROMO):
-            scores[i] = SCORE_CAPTURE + mvv_lva(&s.pos, m)
+            scores[i] = SCORE_CAPTURE + (capture_order(s, m) if by_capture_history else mvv_lva(&s.pos, m))
         elif m == s.killers[ply][0]:
             scores[i] = SCORE_KILLER + 1
         elif m == s.killers[ply][1]:
@@ -156,6 +179,18 @@ cdef inline void reward_quiet(SearchState* s, Move m, int depth, int ply, int* c
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = m
     add_history(s, m, history_bonus(&s.sp, depth), cont1, cont2)
+
+
+cdef inline void reward_captures(SearchState* s, Move best, int depth, const Move* tried,
+                                 int n_tried) noexcept nogil:
+    """Capture history at a cutoff: the capture that cut gains the history bonus and
+    the captures tried before it lose as much, whatever kind of move cut: they failed
+    where the node had a refutation."""
+    cdef int bonus = history_bonus(&s.sp, depth), j
+    if move_flags(best) & FLAG_CAPTURE:
+        gravity(capture_stat(s, best), bonus)
+    for j in range(n_tried):
+        gravity(capture_stat(s, tried[j]), -bonus)
 
 
 cdef inline Move* countermove_slot(SearchState* s, int ply) noexcept nogil:

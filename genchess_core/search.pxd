@@ -43,6 +43,7 @@ cdef enum:
     USE_TIME_SCALING = 16777216  # the soft time limit scaled by the last iterations (timeman.SoftScaling)
     USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table
     USE_PROBCUT = 67108864  # a capture that beats beta by a margin at reduced depth cuts the node
+    USE_CAPTURE_HISTORY = 134217728  # captures ordered by the victim and their own history
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
@@ -125,6 +126,7 @@ cdef struct SearchState:
     Move excluded[MAX_PLY]      # the move a singular-extension search leaves out at that ply
     int static_evals[MAX_PLY]   # each ply's static evaluation on the current line (in check: none)
     int cont_history[12][64][12][64]  # by the last move's piece and square, then this move's
+    int capture_history[12][64][5]  # by the capturing piece, its destination and the kind it takes
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]
 

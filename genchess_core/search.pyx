@@ -24,7 +24,7 @@ from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_NON
 from genchess_core.see cimport see, see_at_least
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, quiet_stat,
                                      history_bonus, add_history, continuation, reward_quiet,
-                                     countermove_slot)
+                                     reward_captures, countermove_slot)
 from genchess_core.search_gene_table import SEARCH, genes_of
 
 # The search's genes (SearchParams' fields, their defaults, bounds and steps) are the
@@ -36,6 +36,7 @@ SEARCH_GENES = genes_of(SEARCH)
 cdef enum:
     # Step 18. History malus
     MAX_QUIETS_PUNISHED = 64    # quiet moves remembered per node for the history malus
+    MAX_CAPTURES_PUNISHED = 32  # ... and captures for capture history's
 
 
 cdef int set_search_params(SearchState* s, dict values) except -1:
@@ -272,8 +273,9 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef Undo u
     cdef int n, i, score, best, reduction, orig_alpha = alpha, R, bound, static_eval
     cdef bint checked, pv_node = beta - alpha > 1, gives_check, quiet, futile, lmp, improving = False
-    cdef int quiets_tried, n_tried_quiets, j, lmp_quiets
+    cdef int quiets_tried, n_tried_quiets, j, lmp_quiets, n_tried_captures
     cdef Move tried_quiets[MAX_QUIETS_PUNISHED]
+    cdef Move tried_captures[MAX_CAPTURES_PUNISHED]
     cdef int* cont1 = NULL
     cdef Move* counter_slot
     cdef int tt_depth = -1, tt_bound = 0, tt_score = 0, singular_beta, new_depth
@@ -439,9 +441,10 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     n = generate_legal(p, moves, GEN_ALL)
     if n == 0:
         return -MATE_SCORE + ply if checked else DRAW_SCORE
-    # Step 13. Move ordering: hash move, captures by MVV-LVA, killers, countermove
-    # (search-elo.md step 6), quiet moves by history and continuation history
-    # (search-elo.md step 7), captures losing by SEE last (search-elo.md step 5).
+    # Step 13. Move ordering: hash move, captures by MVV-LVA (or, a trial, by their
+    # victim and capture history), killers, countermove (search-elo.md step 6), quiet
+    # moves by history and continuation history (search-elo.md step 7), captures
+    # losing by SEE last (search-elo.md step 5).
     cont1 = continuation(s, ply, 1)
     cont2 = continuation(s, ply, 2)
     counter_slot = countermove_slot(s, ply)
@@ -484,6 +487,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     lmp_quiets = (s.sp.lmp_base + depth * depth) // (1 if improving or not (s.features & USE_IMPROVING) else 2)
     quiets_tried = 0
     n_tried_quiets = 0
+    n_tried_captures = 0
     best = -INFINITE_SCORE
     for i in range(n):
         if ordered:
@@ -560,7 +564,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             if score > alpha and score < beta and not s.stop:
                 score = -negamax(s, new_depth, -beta, -alpha, ply + 1, True)
         # Step 18. Undo the move and check for a new best move; at a cutoff the
-        # statistics learn from it (killers and history for a quiet move).
+        # statistics learn from it (killers and history for a quiet move, capture
+        # history for the captures).
         unmake_move(p, m, &u)
         if s.stop:
             return 0
@@ -586,10 +591,17 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         if s.features & USE_HISTORY_MALUS:
                             for j in range(n_tried_quiets):
                                 add_history(s, tried_quiets[j], -history_bonus(&s.sp, depth), cont1, cont2)
+                    # Capture history (a trial behind USE_CAPTURE_HISTORY): the capture
+                    # that cut gains, the captures tried before the cutoff lose.
+                    if s.features & USE_CAPTURE_HISTORY:
+                        reward_captures(s, m, depth, tried_captures, n_tried_captures)
                     break
         if quiet and n_tried_quiets < MAX_QUIETS_PUNISHED:
             tried_quiets[n_tried_quiets] = m
             n_tried_quiets += 1
+        elif move_flags(m) & FLAG_CAPTURE and n_tried_captures < MAX_CAPTURES_PUNISHED:
+            tried_captures[n_tried_captures] = m
+            n_tried_captures += 1
     # Step 19. Transposition table store. A search without the excluded move (step
     # 14's) is not this node's result: not stored, and if the excluded move was the
     # only one, it fails low.

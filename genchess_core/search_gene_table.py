@@ -92,6 +92,9 @@ GENES = (
          "min(quadratic d^2 + linear (d - 1), max) to its quiet move's history"),
     Gene("history_bonus_linear", 128, 0, 512, 16, SEARCH, "step 18: the linear part"),
     Gene("history_bonus_max", 1600, 400, 4000, 100, SEARCH, "step 18: the most one cutoff adds"),
+    Gene("capture_history_mvv", 2048, 256, 8192, 256, SEARCH, "step 13, capture history (a trial "
+         "behind the Capture History option): a capture is ordered by this times its victim's "
+         "worth in pawns (the ordering's table), plus its capture history (within +-16384)"),
     Gene("time_min_moves", 8, 2, 30, 1, TIME, "the time manager never plans for fewer moves than "
          "this (unless the control ends sooner)"),
     Gene("time_growth", 200, 100, 400, 10, TIME, "a move's soft limit is its target time divided by "

@@ -19,7 +19,8 @@ from genchess_core.tt cimport (TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_
                                tt_store, tt_hashfull, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT)
 from genchess_core.board cimport Board
 from genchess_core.search cimport *
-from genchess_core.movepick cimport order_moves, demote_losing_captures, pick_move
+from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, capture_stat,
+                                     HISTORY_LIMIT)
 
 
 cdef int set_root_moves(SearchState* s, searchmoves) except -1:
@@ -104,6 +105,7 @@ FEATURE_NAMES = {
     "cont_history": USE_CONT_HISTORY, "singular": USE_SINGULAR,
     "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
     "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
+    "capture_history": USE_CAPTURE_HISTORY,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -181,6 +183,7 @@ cdef class Searcher:
             memset(w.history, 0, sizeof(w.history))
             memset(w.countermoves, 0, sizeof(w.countermoves))
             memset(w.cont_history, 0, sizeof(w.cont_history))
+            memset(w.capture_history, 0, sizeof(w.capture_history))
 
     def set_genome(self, dict packed):
         """Load a genome's packed parameters (once per genome, not per search), with
@@ -332,6 +335,35 @@ cdef class Searcher:
             for i in range(n):
                 pick_move(moves, scores, i, n)
         return [move_to_uci(&self.s.pos, moves[i]) for i in range(n)]
+
+    def capture_history(self, Board board, str move):
+        """The main thread's capture history of the capture `move` (UCI) in `board`;
+        ValueError for a legal move that captures nothing."""
+        return self.capture_stat_of(board, move)[0]
+
+    def set_capture_history(self, Board board, str move, int value):
+        """Set it, within the histories' limit: for tests of the ordering it makes."""
+        if not -HISTORY_LIMIT <= value <= HISTORY_LIMIT:
+            raise ValueError(f"a capture history lies within +-{HISTORY_LIMIT}, not {value}")
+        self.capture_stat_of(board, move)[0] = value
+
+    cdef int* capture_stat_of(self, Board board, str move) except NULL:
+        cdef Move m = board._parse(move)
+        if not move_flags(m) & FLAG_CAPTURE:
+            raise ValueError(f"{move} captures nothing in {board.fen()}")
+        self.s.pos = board.pos
+        return capture_stat(self.s, m)
+
+    def capture_history_span(self):
+        """(lowest, highest) of every thread's capture history: what the searches taught it."""
+        cdef int lo = 0, hi = 0, i, j
+        cdef int* table
+        for i in range(self.n_workers):
+            table = &self.workers[i].s.capture_history[0][0][0]
+            for j in range(sizeof(self.workers[i].s.capture_history) // sizeof(int)):
+                lo = min(lo, table[j])
+                hi = max(hi, table[j])
+        return lo, hi
 
     def probe(self, Board board):
         """(score, move as UCI or None, depth, bound) of `board`'s hash entry, or None."""

@@ -10,11 +10,13 @@ import pytest
 
 from genchess.engine import Engine
 from genchess.genome import default_genome
-from genchess.options import TRIALS, Settings
+from genchess.options import Settings
 from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.search_gene_table import GENES
 from genchess_core.searcher import FEATURE_NAMES, Searcher
+
+from trial_helpers import assert_option_sets_the_bit, trial_searcher
 
 PROBCUT = FEATURE_NAMES["probcut"]
 IIR = FEATURE_NAMES["iir"]
@@ -28,9 +30,8 @@ DEPTH = 8
 def searcher(probcut: bool) -> Searcher:
     """The default genome's searcher, without internal iterative reduction (so that
     the node's depth is the one given), with or without the trial."""
-    s = Searcher(16)
-    s.set_genome(default_genome().pack())
-    s.features = (s.features & ~IIR) | (PROBCUT if probcut else 0)
+    s = trial_searcher(PROBCUT if probcut else 0)
+    s.features = s.features & ~IIR
     return s
 
 
@@ -41,13 +42,7 @@ def beta_above_the_evaluation(s: Searcher, board: Board) -> int:
 
 
 def test_the_trial_is_an_option_and_off_by_default():
-    assert TRIALS["ProbCut"] == PROBCUT
-    engine = Engine(default_genome())
-    assert not engine.searcher.features & PROBCUT
-    Settings(engine).setter("ProbCut")("true")
-    assert engine.searcher.features & PROBCUT
-    Settings(engine).setter("ProbCut")("false")
-    assert not engine.searcher.features & PROBCUT
+    assert_option_sets_the_bit("ProbCut", PROBCUT)
 
 
 def test_a_winning_capture_cuts_the_node_at_reduced_depth():
@@ -96,9 +91,7 @@ def test_fewer_nodes_to_the_same_depth_and_the_same_move_every_time(fen):
 
 
 def test_a_mate_search_turns_it_off_and_still_proves_the_mate():
-    s = Searcher(16)
-    s.set_genome(default_genome().pack())
-    s.features = s.features | PROBCUT
+    s = trial_searcher(PROBCUT)
     during = []
     result = s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,     # mate in 2: Ra6!
                       on_iteration=lambda info: during.append(s.features))

@@ -14,6 +14,8 @@ from genchess.timeman import Limits
 from genchess_core import STARTING_FEN, Board
 from genchess_core.searcher import FEATURE_NAMES, Searcher
 
+from trial_helpers import trial_searcher
+
 QS_TT = FEATURE_NAMES["qs_tt"]
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
 # Black to move with captures on both sides (exd4, Nxd4, Qxd4 ...): a capture search
@@ -22,11 +24,7 @@ CAPTURES = "r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3"
 
 
 def searcher(trial: bool) -> Searcher:
-    s = Searcher(16)
-    s.set_genome(default_genome().pack())
-    if trial:
-        s.features = s.features | QS_TT
-    return s
+    return trial_searcher(QS_TT if trial else 0)
 
 
 def test_an_entry_stored_by_quiescence_is_found_and_cuts():
