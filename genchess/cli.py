@@ -195,9 +195,9 @@ def _bench_usage(problem: str) -> int:
 
 def cmd_protocol(args):
     """Speak UCI or CECP on stdin/stdout; with no protocol given, the first command decides."""
-    from genchess.channel import Channel
+    from genchess.protocols.channel import Channel
     from genchess.engine import Engine
-    from genchess.options import MAX_THREADS, Settings
+    from genchess.protocols.options import MAX_THREADS, Settings
 
     genome = load_genome_or_exit(args.genome, args.genome_id, "genchess")
     try:
@@ -218,7 +218,7 @@ def cmd_protocol(args):
             return 2
     settings = Settings(engine, tune=getattr(args, "tune", False))
     if args.book:
-        from genchess.options import OptionError
+        from genchess.protocols.options import OptionError
         try:
             settings.set_book(args.book)
         except OptionError as e:
@@ -244,10 +244,10 @@ def cmd_protocol(args):
             elif word:
                 channel.send(f"Error (unknown command): {first[:200]}: send uci or xboard first")
     if protocol == "uci":
-        from genchess.uci import UciProtocol
+        from genchess.protocols.uci import UciProtocol
         UciProtocol(engine, settings, channel).run(first)
     else:
-        from genchess.xboard import XboardProtocol
+        from genchess.protocols.xboard import XboardProtocol
         XboardProtocol(engine, settings, channel).run(None)
     channel.close()
     return 0

@@ -1,6 +1,6 @@
 """`genchess play WHITE BLACK`: a game at the terminal between any two players.
 
-Every game runs through match.play_game, the one game loop the trainers use too,
+Every game runs through game.play_game, the one game loop the trainers use too,
 with the board drawn from its on_move hook. A person's resignation, draw offer,
 quit, Ctrl-D and a flag falling while they type reach it as the player's return
 value (None) or exceptions (GameEnded, TimeExpired).
@@ -17,9 +17,9 @@ import random
 import sys
 
 from genchess import __version__, levels
-from genchess.match import Clock, GameRecord, TimeControl, play_game
+from genchess.game import Clock, GameRecord, TimeControl, play_game
+from genchess.game.pgn import pgn_text
 from genchess.players import PlayerSpecError, make_player, parse_spec
-from genchess.pgn import pgn_text
 from genchess.players.human import HumanIO, HumanPlayer, QuitGame, san, san_line
 from genchess.strength.openings import check_variant, chess960_fen, chess960_numbers, needs_chess960
 from genchess_core import Board, FenError

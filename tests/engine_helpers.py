@@ -353,14 +353,14 @@ PROTOCOL_LOGS: "weakref.WeakKeyDictionary[chess.engine.SimpleEngine, Path]" = we
 def last_answer_ms(log: Path) -> float | None:
     """Milliseconds from the last `go` to the `bestmove` after it in a protocol log,
     by the engine's own clock (UCI); None if the log has no such pair."""
-    from genchess.channel import LOG_STAMP_FORMAT
+    from genchess.protocols.channel import LOG_STAMP_FORMAT
     go = answer = None
     try:
         lines = log.read_text(errors="replace").splitlines()
     except OSError:
         return None
     for line in lines:
-        # genchess.channel writes "<23-character stamp> >> text" (>> in, << out).
+        # genchess.protocols.channel writes "<23-character stamp> >> text" (>> in, << out).
         stamp, text = line[:23], line[24:]
         if text.startswith(">> go"):
             go, answer = stamp, None

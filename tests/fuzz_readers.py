@@ -398,7 +398,7 @@ _RUNNER = None
 def read_match_pgn(path: Path) -> None:
     """`genchess match --resume`: the PGN's games counted, or one ResumeError."""
     global _RUNNER
-    from genchess.match import TimeControl
+    from genchess.game import TimeControl
     from genchess.strength.engines import parse_engine_spec
     from genchess.strength.openings import read_openings
     from genchess.strength.runner import MatchRunner
@@ -569,7 +569,7 @@ def read_engine_spec(text: str) -> None:
 
 
 def read_time_control(text: str) -> None:
-    from genchess.match import TimeControl
+    from genchess.game import TimeControl
     try:
         TimeControl.parse(text)
     except ValueError as e:         # its documented error: ValueError naming the control
@@ -585,7 +585,7 @@ ADJUDICATIONS = ["movecount=3 score=400 | movenumber=34 movecount=8 score=20", "
 def read_adjudication(text: str) -> None:
     """`--resign WORDS | --draw WORDS`: an Adjudication, or its documented ValueError
     naming the option."""
-    from genchess.adjudication import Adjudication
+    from genchess.game.adjudication import Adjudication
     resign, _, draw = text.partition("|")
     try:
         Adjudication.from_options(resign.split() or None, draw.split() or None)
@@ -701,11 +701,11 @@ def _run_protocol(data: bytes, protocol_name: str, check_line: str, answer: str)
     read as the real process reads stdin); it must answer `answer`, report no
     internal error, and end when its input ends."""
     from engine_helpers import Lines
-    from genchess.channel import Channel
+    from genchess.protocols.channel import Channel
     from genchess.engine import Engine
-    from genchess.options import Settings
-    from genchess.uci import UciProtocol
-    from genchess.xboard import XboardProtocol
+    from genchess.protocols.options import Settings
+    from genchess.protocols.uci import UciProtocol
+    from genchess.protocols.xboard import XboardProtocol
     if protocol_name not in _ENGINES:
         _ENGINES[protocol_name] = Engine(hash_mb=1)
     engine = _ENGINES[protocol_name]

@@ -2,8 +2,8 @@
 
 import pytest
 
-from genchess.adjudication import FISHTEST, MATE_CP, Adjudication, Adjudicator, score_cp
-from genchess.match import TimeControl, play_game
+from genchess.game.adjudication import FISHTEST, MATE_CP, Adjudication, Adjudicator, score_cp
+from genchess.game import TimeControl, play_game
 from genchess_core import Board
 
 from engine_helpers import peer_engine
@@ -110,7 +110,7 @@ def test_play_game_ends_a_lost_game_by_adjudication():
 
 def test_play_game_reads_a_genchess_engine_score():
     from genchess.engine import Engine
-    from genchess.match import EnginePlayer
+    from genchess.game import EnginePlayer
     player = EnginePlayer(Engine(), depth=2)
     assert player.last_cp is None
     board = Board("6k1/5ppp/8/8/8/8/5PPP/Q5K1 w - - 0 1")    # a queen up

@@ -12,7 +12,7 @@ import pytest
 from engine_helpers import genchess_command
 from genchess.book import Book, BookError
 from genchess.engine import Engine
-from genchess.options import OptionError, Settings
+from genchess.protocols.options import OptionError, Settings
 from genchess.timeman import Limits
 from script_helpers import load_script
 

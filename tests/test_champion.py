@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from genchess.genome import Genome, load_genome
-from genchess.match import GameRecord
+from genchess.game import GameRecord
 from genchess.train.champion import (Champion, ChampionSettings, champion_path, read_history,
                                      write_atomically)
 from genchess.parallel.worker import GameJob, GameResult

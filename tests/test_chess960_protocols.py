@@ -21,10 +21,10 @@ import pytest
 
 from engine_helpers import (PROTOCOL_LOGS, Lines, RawEngine, genchess_command, tournament,
                             tournament_manager, uci_session, xboard_session)
-from genchess.channel import Channel
+from genchess.protocols.channel import Channel
 from genchess.engine import Engine
-from genchess.options import Settings
-from genchess.xboard import XboardProtocol
+from genchess.protocols.options import Settings
+from genchess.protocols.xboard import XboardProtocol
 
 # Castling is White's only legal move here (g1h1: the king stays, the rook goes to
 # f1), and Black's in the mirror; neither is a standard castling.

@@ -19,10 +19,10 @@ import chess.pgn
 import pytest
 
 from engine_helpers import genchess_command, peer_engine
-from genchess.match import play_game
+from genchess.game import play_game
 from genchess.parallel.replay import record_problem, result_problem
 from genchess.parallel.worker import GameJob, GameResult, play_job
-from genchess.pgn import pgn_text
+from genchess.game.pgn import pgn_text
 from genchess.players import make_player, placement
 from genchess.players.human import MoveInputError, parse_move, san, san_moves
 from genchess.players.turing import can_castle_now

@@ -19,11 +19,11 @@ import pytest
 
 from engine_helpers import Lines, RawEngine
 
-from genchess.channel import Channel
+from genchess.protocols.channel import Channel
 from genchess.engine import Engine
-from genchess.options import Settings
+from genchess.protocols.options import Settings
 from genchess.timeman import Limits, allocate
-from genchess.xboard import XboardProtocol
+from genchess.protocols.xboard import XboardProtocol
 
 # The endgame of the loss on time at move 64 of a 10+0.1 game: rook and pawn against a knight.
 ENDGAME = "8/8/4k3/8/8/4K3/4PR2/6n1 w - - 0 64"

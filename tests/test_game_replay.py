@@ -19,9 +19,9 @@ from random import Random
 import chess
 import pytest
 
-from genchess.adjudication import Adjudication
+from genchess.game.adjudication import Adjudication
 from genchess.genome import Genome
-from genchess.match import GameRecord, TimeExpired, play_game, TimeControl
+from genchess.game import GameRecord, TimeExpired, play_game, TimeControl
 from genchess.parallel import executors
 from genchess.parallel.replay import record_problem, result_problem
 from genchess.parallel.worker import GameJob, GameResult, play_job

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from genchess.genome import read_genome_file
-from genchess.match import GameRecord
+from genchess.game import GameRecord
 from genchess.train.kendall import (R_TABLE, KendallConfig, KendallTrainer, apply_match,
                                     average_weights, clone_and_replace, generation_pairs, judge,
                                     mutate, population_sigma, reverse, select_opponent)

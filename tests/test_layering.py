@@ -5,8 +5,11 @@ stand on, so it may import neither; `genchess/strength/` measures and may not
 import the trainers; and nothing below the command layer imports the trainers
 (`genchess/train/`): not the genomes (which read the trainers' run files
 themselves), the engine, the protocols and their options, the players, the
-position sets, the position fitness. Only the command layer (`genchess/cli.py`,
-`genchess/plot.py`, the console scripts) dispatches into the trainers.
+position sets, the position fitness. The protocols (`genchess/protocols/`) drive
+the engine facade and import nothing that plays games; one game (`genchess/game/`:
+its loop, adjudication, PGN) stands below everything that plays games. Only the
+command layer (`genchess/cli.py`, `genchess/plot.py`, the console scripts)
+dispatches into the trainers.
 
 Position sets are two layers in one package: reading and writing a set (EPD, the
 packed form, the set in memory) stands below the fitness and imports nothing that
@@ -59,9 +62,14 @@ FORBIDDEN = {
        for reading in ("epd", "packed", "position_set", "records", "provenance")},
     "genchess.players": ("genchess.train",),
     "genchess.engine": ("genchess.train",),
-    "genchess.options": ("genchess.train",),
-    "genchess.uci": ("genchess.train",),
-    "genchess.xboard": ("genchess.train",),
+    # The protocols drive the engine facade and nothing that plays or measures many
+    # games: `genchess uci` loads what a GUI needs and no more.
+    "genchess.protocols": ("genchess.train", "genchess.strength", "genchess.parallel", "genchess.game",
+                           "genchess.position_sets", "genchess.fitness", "genchess.optimise",
+                           "genchess.lab"),
+    # One game (its loop, adjudication, PGN) stands below everything that plays games.
+    "genchess.game": ("genchess.train", "genchess.strength", "genchess.parallel", "genchess.protocols",
+                      "genchess.position_sets", "genchess.fitness", "genchess.optimise", "genchess.lab"),
     # Small modules every layer uses: the package's files, the console, the drawing.
     "genchess.files": ("genchess.train", "genchess.strength", "genchess.parallel"),
     "genchess.console": ("genchess.train", "genchess.strength", "genchess.parallel"),
@@ -144,19 +152,19 @@ def test_the_check_sees_every_spelling_of_an_upward_import():
     assert "genchess.parallel.worker" in names
 
 
-def test_a_lazy_import_of_the_trainers_in_a_lone_module_is_seen():
-    # genchess/options.py once reached the trainers through a lazy import inside a
+def test_a_lazy_import_of_the_trainers_in_a_module_is_seen():
+    # genchess/protocols/options.py once reached the trainers through a lazy import inside a
     # method (for the Genome option); that, or its relative spelling, fails the check.
-    text, package = source_of("genchess.options")
-    assert package == "genchess"
+    text, package = source_of("genchess.protocols.options")
+    assert package == "genchess.protocols"
     source = text + ("\n\ndef set_genome_again(path):\n"
                      "    from genchess.train.registry import method\n"
-                     "    from .train import scaffold\n")
+                     "    from ..train import scaffold\n")
     bad = sorted(n for n in imported_names(source, package)
-                 if breaks(n, FORBIDDEN["genchess.options"]))
+                 if breaks(n, FORBIDDEN["genchess.protocols"]))
     assert bad == ["genchess.train", "genchess.train.registry", "genchess.train.registry.method",
                    "genchess.train.scaffold"]
-    assert not [n for n in imported_names(text, package) if breaks(n, FORBIDDEN["genchess.options"])]
+    assert not [n for n in imported_names(text, package) if breaks(n, FORBIDDEN["genchess.protocols"])]
 
 
 def all_modules() -> list[str]:

@@ -18,7 +18,7 @@ from genchess import levels
 from genchess.engine import Engine
 from genchess.genome import default_genome, levels_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
-from genchess.options import ELO_RANGE, OptionError, Settings
+from genchess.protocols.options import ELO_RANGE, OptionError, Settings
 from genchess.timeman import Limits
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"          # Ra8#

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from genchess.match import TimeControl
+from genchess.game import TimeControl
 from genchess.strength.engines import parse_engine_spec, probe
 from genchess.strength.openings import Opening, read_openings
 from genchess.strength.runner import MatchRunner

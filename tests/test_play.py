@@ -16,7 +16,7 @@ import pytest
 
 from engine_helpers import genchess_command
 
-from genchess.match import Clock, GameRecord, TimeControl
+from genchess.game import Clock, GameRecord, TimeControl
 from genchess.play import draw_board, format_clock, pgn_text, player_seeds
 from genchess.players import move_budget
 from genchess.players.human import san

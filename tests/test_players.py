@@ -19,7 +19,7 @@ from engine_helpers import genchess_command
 
 from genchess.engine import Engine
 from genchess.genome import hand_set_genome, write_genome
-from genchess.match import Clock, TimeControl, play_game
+from genchess.game import Clock, TimeControl, play_game
 from genchess.players import PlayerSpecError, make_player, move_budget, parse_spec, placement
 from genchess.players.adapter import PlayerEngine, engine_for_player
 from genchess.players.montecarlo import MonteCarloPlayer, mean_to_cp
@@ -400,7 +400,7 @@ def test_adapter_go_stop_and_limits():
     # Genome options: the default is accepted, another is refused with a reason.
     from genchess.genome import default_genome
     engine.set_genome(default_genome())
-    from genchess.options import OptionError
+    from genchess.protocols.options import OptionError
     other = hand_set_genome().copy(new_id=99)
     other.mutate(random.Random(2), mean_changes=8)
     with pytest.raises(OptionError, match="has no genome"):

@@ -12,10 +12,10 @@ import time
 import chess
 
 from engine_helpers import Lines, genchess_command, uci_session
-from genchess.channel import Channel
+from genchess.protocols.channel import Channel
 from genchess.engine import Engine
-from genchess.options import Settings
-from genchess.uci import UciProtocol
+from genchess.protocols.options import Settings
+from genchess.protocols.uci import UciProtocol
 from script_helpers import load_script
 
 storm = load_script("dev/protocol_storm.py")

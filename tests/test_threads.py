@@ -14,7 +14,7 @@ from engine_helpers import assert_xboard_plays_a_legal_first_move, uci_session, 
 from genchess.engine import Engine
 from genchess.genome import load_genome
 from genchess.genome.genome_file import GENOMES_DIR
-from genchess.options import MAX_THREADS
+from genchess.protocols.options import MAX_THREADS
 from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.searcher import MATE_THRESHOLD, Searcher

@@ -15,7 +15,7 @@ import pytest
 
 from genchess.engine import Engine
 from genchess.genome import default_genome
-from genchess.options import TRIALS, Settings
+from genchess.protocols.options import TRIALS, Settings
 from genchess.timeman import TIME_DEFAULTS, Limits, SoftScaling
 from genchess_core import Board
 from genchess_core.searcher import FEATURE_NAMES, Searcher

@@ -1,4 +1,4 @@
-"""Win/draw/loss chances (genchess.wdl) and UCI_ShowWDL."""
+"""Win/draw/loss chances (genchess.protocols.wdl) and UCI_ShowWDL."""
 
 import json
 from pathlib import Path
@@ -8,14 +8,14 @@ import chess.engine
 import numpy as np
 import pytest
 
-from genchess import wdl as model
+from genchess.protocols import wdl as model
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 FIT = json.loads((Path(__file__).resolve().parents[1] / "genchess" / "data" / "wdl.json").read_text())
 
 
 def independent_wdl(cp: int, fen: str) -> tuple[int, int, int]:
-    """The chances computed apart from genchess.wdl, as Stockfish's win_rate_model
+    """The chances computed apart from genchess.protocols.wdl, as Stockfish's win_rate_model
     defines them: material counted by python-chess (P 1, N B 3, R 5, Q 9), clamped to
     17..78 and divided by 58; a and b numpy's polyval of the shipped coefficients;
     win = 1 / (1 + e^((a - cp) / b)), loss the same at -cp, in permille."""

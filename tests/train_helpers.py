@@ -24,7 +24,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from genchess.match import can_mate
+from genchess.game import can_mate
 from genchess.parallel.replay import board_end
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

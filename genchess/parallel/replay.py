@@ -18,7 +18,7 @@ the game's rules allow, with the result that end gives:
   (the same as python-chess's), and give that result;
 - the board did not: the move limit (that many plies were played, a draw), a time
   forfeit (only with a clock; the side to move flagged, its clock shows no time
-  left, and it loses unless the other side cannot mate: match.can_mate, the rule
+  left, and it loses unless the other side cannot mate: game.can_mate, the rule
   play_game applies), a resignation or an illegal move (the side to move loses; an
   illegal move the reason names must be illegal there), an adjudication (only under
   rules that have one: a loss for the side that just moved, or a draw).
@@ -37,8 +37,8 @@ import re
 
 import chess
 
-from genchess.adjudication import Adjudication
-from genchess.match import MAX_PLIES, GameRecord, can_mate
+from genchess.game import MAX_PLIES, GameRecord, can_mate
+from genchess.game.adjudication import Adjudication
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 # play_game's reason for a player's illegal move: "<mover> loses: illegal move 'e2e5' in <fen>"

@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass
 
 from genchess.engine import Engine
+from genchess.game import EnginePlayer, GameRecord, TimeControl, play_game
 from genchess.genome import parse_genome_text
-from genchess.match import EnginePlayer, GameRecord, TimeControl, play_game
 from genchess.parallel.plain import plain_type
 from genchess_core.searcher import ALL_FEATURES
 

@@ -1,7 +1,7 @@
 """The players of `genchess play` and of `genchess uci/xboard --player`.
 
 A player is anything with `name`, `new_game()` and `choose_move(board, clock)`
-(genchess.match.Player). This package adds, besides the genome-driven engine:
+(genchess.game.Player). This package adds, besides the genome-driven engine:
 a human at the terminal, a uniformly random mover, Turing's 1948 paper machine
 and a pure Monte Carlo player. `make_player` turns the command line's spelling
 (`human`, `random`, `turing`, `montecarlo`, `genetic[:FILE[:ID]]`) into one, and
@@ -110,7 +110,7 @@ def make_player(spec: str, seed: int | None = None, *, on_info=None, hash_mb: in
         from genchess.players.montecarlo import MonteCarloPlayer
         return MonteCarloPlayer(seed, on_info=on_info, default_seconds=untimed_seconds)
     from genchess.engine import Engine
-    from genchess.match import EnginePlayer
+    from genchess.game import EnginePlayer
     genome = load_player_genome(path, genome_id)
     name = "GenChess" if path is None else f"GenChess ({genome.id})"
     player = EnginePlayer(Engine(genome, hash_mb=hash_mb), name=name, on_info=on_info)
@@ -123,7 +123,7 @@ def load_player_genome(path: str | None, genome_id: int | None):
 
 
 class GeneticPlayer:
-    """The genome-driven engine (match.EnginePlayer); in an untimed game it thinks
+    """The genome-driven engine (game.EnginePlayer); in an untimed game it thinks
     a fixed time per move instead of EnginePlayer's fixed depth."""
 
     def __init__(self, player, untimed_seconds: float):

@@ -59,7 +59,7 @@ class PlayerEngine(BackgroundSearch):
 
     def set_genome(self, genome) -> None:
         from genchess.genome import default_genome
-        from genchess.options import OptionError
+        from genchess.protocols.options import OptionError
         if genome != default_genome():
             raise OptionError(f"the {self.player.name} player has no genome; "
                               f"use --player genetic to play a genome")
@@ -73,7 +73,7 @@ class PlayerEngine(BackgroundSearch):
 
     def set_skill(self, skill: float) -> None:
         from genchess.levels import MAX_SKILL
-        from genchess.options import OptionError
+        from genchess.protocols.options import OptionError
         if skill < MAX_SKILL:
             raise OptionError(f"the {self.player.name} player has no strength levels; "
                               f"they are the genome engine's (--player genetic)")

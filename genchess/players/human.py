@@ -25,7 +25,7 @@ import sys
 import time
 
 from genchess.players import SQUARE_INDEX, castling_sides, placement, read_coordinates
-from genchess.match import GameEnded, TimeExpired  # noqa: F401  (TimeExpired: raised by HumanIO)
+from genchess.game import GameEnded, TimeExpired  # noqa: F401  (TimeExpired: raised by HumanIO)
 from genchess_core import MoveError
 
 PIECE_NAMES = {"P": "pawn", "N": "knight", "B": "bishop", "R": "rook", "Q": "queen", "K": "king"}

@@ -75,7 +75,7 @@ def add_common_arguments(p) -> None:
 
 
 def parse_control(args):
-    from genchess.match import TimeControl
+    from genchess.game import TimeControl
     try:
         control = TimeControl.parse(args.tc)
     except ValueError as e:
@@ -88,7 +88,7 @@ def parse_control(args):
 
 def parse_adjudication(args):
     """The --resign and --draw rules, or None when neither is given."""
-    from genchess.adjudication import Adjudication
+    from genchess.game.adjudication import Adjudication
     try:
         rules = Adjudication.from_options(getattr(args, "resign", None), getattr(args, "draw", None))
     except ValueError as e:
@@ -144,7 +144,7 @@ def load_openings(args, specs, games: int):
 
 
 def probe_all(texts, chess960: bool = False, nodes: bool = False):
-    from genchess.match import TimeControl
+    from genchess.game import TimeControl
     from genchess.strength.engines import SpecError, parse_engine_spec, probe
     specs = []
     for text in texts:

@@ -9,11 +9,11 @@ followed by `key=value` settings and, for external engines, extra arguments:
     xboard:fairymax
     "genchess tc=20+0.2 name=Double"       (its own time control: time odds)
 
-GenChess sides play through match.EnginePlayer and the other players in the
+GenChess sides play through game.EnginePlayer and the other players in the
 worker's own process (no pipes, no startup). External engines become Players
 too, driven by python-chess's `chess.engine` (a real, well-kept UCI and CECP
-client), so the one game loop (match.play_game) with its real clock serves
-both. An external engine that breaks a rule raises match.PlayerFailed and loses;
+client), so the one game loop (game.play_game) with its real clock serves
+both. An external engine that breaks a rule raises game.PlayerFailed and loses;
 one that dies is started again for the next game; one still thinking after its
 flag fell is killed, so no game waits on a hung engine.
 
@@ -33,10 +33,10 @@ import threading
 import warnings
 from dataclasses import dataclass
 
-from genchess.adjudication import score_cp
 from genchess.console import quoted, whole_number
+from genchess.game import Clock, PlayerFailed, TimeExpired
+from genchess.game.adjudication import score_cp
 from genchess.levels import MAX_SKILL, check_skill
-from genchess.match import Clock, PlayerFailed, TimeExpired
 
 STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
 HANG_SECONDS = 60.0         # a fixed-nodes or fixed-depth move slower than this is a hang
@@ -165,7 +165,7 @@ def parse_engine_spec(text: str) -> EngineSpec:
 def check_tc(text: str, tc: str) -> str:
     """An engine's own `tc=` (as `--tc` spells it), checked; SpecError saying what is wrong."""
     if tc:
-        from genchess.match import TimeControl
+        from genchess.game import TimeControl
         try:
             TimeControl.parse(tc)
         except ValueError as e:
@@ -176,7 +176,7 @@ def check_tc(text: str, tc: str) -> str:
 # ------------------------------------------------------------------ players
 
 def make_match_player(spec: EngineSpec, seed: int | None = None):
-    """A match.Player for a spec (raises SpecError if a genome cannot be loaded)."""
+    """A game.Player for a spec (raises SpecError if a genome cannot be loaded)."""
     if spec.external:
         return ExternalPlayer(spec)
     from genchess.players import PlayerSpecError, load_player_genome, make_player, parse_spec
@@ -186,7 +186,7 @@ def make_match_player(spec: EngineSpec, seed: int | None = None):
             player = make_player(spec.player, seed)
         else:
             from genchess.engine import Engine
-            from genchess.match import EnginePlayer
+            from genchess.game import EnginePlayer
             genome = load_player_genome(path, genome_id)
             engine = Engine(genome, hash_mb=spec.hash_mb, search_mode=spec.search, move_overhead_ms=10)
             engine.set_threads(spec.threads)
@@ -326,7 +326,7 @@ def quit_engine(engine) -> None:
 
 
 class ExternalPlayer:
-    """An external UCI or xboard engine as a match.Player."""
+    """An external UCI or xboard engine as a game.Player."""
 
     def __init__(self, spec: EngineSpec):
         self.spec = spec

@@ -23,15 +23,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from genchess.adjudication import Adjudication
 from genchess.console import quoted, shortened
-from genchess.match import GameRecord, TimeControl, play_game
+from genchess.game import GameRecord, TimeControl, play_game
+from genchess.game.adjudication import Adjudication
+from genchess.parallel import executors
 from genchess.strength.engines import EngineSpec, make_match_player
 from genchess.strength.openings import Opening
 from genchess.strength.sprt import CONTINUE, Sprt
 from genchess.strength.stats import MatchStats, format_elo
 from genchess.strength.tally import Tally
-from genchess.parallel import executors
 
 MAX_PLIES = 1000            # a game still going after this is a draw
 
@@ -308,7 +308,7 @@ class MatchRunner:
         return self.result
 
     def record(self, job: MatchJob, record: GameRecord, pgn) -> None:
-        from genchess.pgn import pgn_text
+        from genchess.game.pgn import pgn_text
 
         self.result.records.append(record)
         if pgn is not None:

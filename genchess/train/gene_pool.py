@@ -22,12 +22,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from genchess.game.pgn import pgn_text
 from genchess.genome import Genome, GenomeError, parse_genome_text, read_genome_file
 from genchess.genome.genes import PIECE_STEP
 from genchess.genome.genome_file import StillAlive
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, GameResult, play_job
-from genchess.pgn import pgn_text
 from genchess.strength.tally import white_points
 from genchess.train.config import CommonSettings, ConfigError, Key
 from genchess.train.pool import Pools, game_time

@@ -50,12 +50,12 @@ from pathlib import Path
 import numpy as np
 
 from genchess.files import write_atomically
+from genchess.game.pgn import pgn_text
 from genchess.genome import Genome, MaterialGenome
 from genchess.genome.genome_file import StillAlive
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob, GameResult, play_job
-from genchess.pgn import pgn_text
 from genchess.strength.tally import POINTS, white_points
 from genchess.train.config import DEPTH, GENERATIONS, CommonSettings, ConfigError, Key
 from genchess.train.records import (AppendFile, move_aside, read_games_file, read_pool_file,

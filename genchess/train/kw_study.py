@@ -36,12 +36,12 @@ import numpy as np
 
 from genchess.console import run_command
 from genchess.files import package_file
+from genchess.game.pgn import pgn_text
 from genchess.genome import GenomeError, MaterialGenome, hand_set_genome, load_genome
 from genchess.genome.genome_file import GENOMES_DIR
 from genchess.genome.material import WEIGHT_NAMES
 from genchess.parallel import executors
 from genchess.parallel.worker import GameJob
-from genchess.pgn import pgn_text
 from genchess.strength.games import play_all, play_pairs
 from genchess.strength.stats import MatchStats, elo_with_interval
 from genchess.strength.tally import Tally

@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from genchess.adjudication import FISHTEST
 from genchess.files import package_file, write_atomically
+from genchess.game.adjudication import FISHTEST
 from genchess.genome import Genome, GenomeError, open_genome
 from genchess.genome.run_formats import (is_json_line, is_tune_records, iteration_line, read_tune_records,
                                          tune_header)

@@ -26,7 +26,7 @@ except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from genchess.genome import Genome  # noqa: E402
-from genchess.match import play_game  # noqa: E402
+from genchess.game import play_game  # noqa: E402
 from genchess.parallel.replay import record_problem, result_problem  # noqa: E402
 from genchess.parallel.worker import GameJob, play_job  # noqa: E402
 from genchess.players.random_player import RandomPlayer  # noqa: E402

@@ -34,14 +34,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 try:
-    from genchess.adjudication import FISHTEST
+    from genchess.game.adjudication import FISHTEST
 except ImportError:
     # Run from a checkout with no GenChess installed. Only then is the checkout put
     # on sys.path: an installed GenChess must win, because processes this one
     # spawns (dask's workers, under the tests) inherit sys.path, and the checkout's
     # genchess_core has no compiled modules unless it was built in place.
     sys.path.insert(0, str(REPO))
-    from genchess.adjudication import FISHTEST
+    from genchess.game.adjudication import FISHTEST
 BUILT_STAMP = ".genchess-built"    # written in a worktree once its build has finished
 DEFAULT_BUILDS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "genchess-builds"
 

@@ -1,4 +1,4 @@
-"""Fit the win/draw/loss model UCI_ShowWDL reports (genchess/wdl.py) to GenChess's games.
+"""Fit the win/draw/loss model UCI_ShowWDL reports (genchess/protocols/wdl.py) to GenChess's games.
 
     python scripts/maintenance/fit_wdl.py GAMES.pgn[.gz] ... [--nodes 10000] [--per-game 12]
         [--scores SCORES.csv] [--out genchess/data/wdl.json] [--plots docs]
@@ -33,7 +33,7 @@ from pathlib import Path
 import chess.pgn
 import numpy as np
 
-from genchess.wdl import MATERIAL_RANGE, MATERIAL_SCALE, material
+from genchess.protocols.wdl import MATERIAL_RANGE, MATERIAL_SCALE, material
 
 HELD_OUT_EVERY = 5          # pairs whose number is a multiple of this are held out
 FIRST_PLY = 8               # the opening book's positions are not the games' own

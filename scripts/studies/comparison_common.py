@@ -5,7 +5,7 @@ tables of Kendall and Whitwell (2001) and Dehghani and Babamir (2017) on our
 engine. Middle-game positions are derived, not shipped: the first openings of
 genchess/data/openings.epd, each played on for a few half-moves by the full search
 at depth 3 (deterministic), so every run sees the same positions. Games go through
-genchess.match.play_game and are counted by the measuring package's Tally;
+genchess.game.play_game and are counted by the measuring package's Tally;
 the tables print W/D/L and percentages, as the papers do.
 """
 
@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from genchess.engine import Engine
+from genchess.game import EnginePlayer, play_game
+from genchess.game.pgn import pgn_text
 from genchess.genome import Genome, GenomeError, load_genome
-from genchess.match import EnginePlayer, play_game
-from genchess.pgn import pgn_text
 from genchess.strength.stats import MatchStats
 from genchess.strength.tally import Tally
 from genchess.timeman import Limits

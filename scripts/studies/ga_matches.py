@@ -28,7 +28,7 @@ from pathlib import Path
 from comparison_common import (add_engine_arguments, average_move_seconds, engine_from_arguments,
                                markdown_table, match, middle_game_fens, opening_fens, wdl, pyplot,
                                save_plot)
-from genchess.match import EnginePlayer
+from genchess.game import EnginePlayer
 from genchess.strength.stats import format_elo
 
 OPPONENTS = {"minimax": "minimax", "alpha-beta (PVS, null move)": "iterative"}

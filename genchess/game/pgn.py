@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 
 from genchess import __version__
-from genchess.match import GameRecord
+from genchess.game import GameRecord
 from genchess.players.human import san_line
 from genchess_core import STARTING_FEN, Board
 

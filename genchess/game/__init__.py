@@ -7,6 +7,12 @@ opponent has no mating material) and ends the game on every rule: checkmate,
 stalemate, insufficient material, the fifty-move rule and threefold repetition
 (claimed at once, since players here neither offer nor accept draws), and the
 seventy-five-move and fivefold rules.
+
+The package is one game and nothing more: this loop, `adjudication` (ending a
+decided game early on the engines' scores) and `pgn` (the finished game as PGN
+text). It stands below everything that plays games (the parallel workers, the
+strength matches, the trainers, `genchess play`) and imports none of them; the
+`genchess match` command, many games and their statistics, is `genchess/strength/`.
 """
 
 from __future__ import annotations
@@ -16,9 +22,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-from genchess.adjudication import Adjudication, Adjudicator, score_cp
 from genchess.console import quoted, whole_number
 from genchess.engine import Engine
+from genchess.game.adjudication import Adjudication, Adjudicator, score_cp
 from genchess.timeman import Limits
 from genchess_core import Board
 

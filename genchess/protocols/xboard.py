@@ -16,10 +16,10 @@ from __future__ import annotations
 import signal
 
 from genchess import __version__
-from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
-from genchess.options import ELO_RANGE, SPINS, OptionError, Settings, TRIALS
 from genchess.players import castling_sides, read_coordinates
+from genchess.protocols.channel import Channel
+from genchess.protocols.options import ELO_RANGE, SPINS, OptionError, Settings, TRIALS
 
 BOOK_DEPTH = SPINS["Book Depth"]
 from genchess.timeman import Limits

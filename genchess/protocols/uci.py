@@ -9,11 +9,11 @@ never costs a game.
 from __future__ import annotations
 
 from genchess import __version__
-from genchess.channel import Channel
 from genchess.engine import SEARCH_MODES, Engine, Info, SearchResult
-from genchess.options import DEFAULT_GENOME, ELO_RANGE, SPINS, OptionError, Settings, TRIALS
+from genchess.protocols.channel import Channel
+from genchess.protocols.options import DEFAULT_GENOME, ELO_RANGE, SPINS, OptionError, Settings, TRIALS
+from genchess.protocols.wdl import material, wdl
 from genchess.timeman import Limits
-from genchess.wdl import material, wdl
 from genchess_core import FenError, MoveError
 
 GO_INT_PARAMS = ("wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime")
