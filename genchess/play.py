@@ -18,10 +18,10 @@ import sys
 
 from genchess import __version__, levels
 from genchess.game import Clock, GameRecord, TimeControl, play_game
+from genchess.game.openings import check_variant, chess960_fen, chess960_numbers, needs_chess960
 from genchess.game.pgn import pgn_text
 from genchess.players import PlayerSpecError, make_player, parse_spec
 from genchess.players.human import HumanIO, HumanPlayer, QuitGame, san, san_line
-from genchess.strength.openings import check_variant, chess960_fen, chess960_numbers, needs_chess960
 from genchess_core import Board, FenError
 
 UNICODE_PIECES = dict(zip("KQRBNPkqrbnp", "♔♕♖♗♘♙♚♛♜♝♞♟"))

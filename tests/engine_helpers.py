@@ -31,7 +31,7 @@ import chess
 import chess.engine
 import pytest
 
-from genchess.strength.engines import quit_engine
+from genchess.game.external import quit_engine
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DATA = REPO_ROOT / "genchess" / "data"      # openings and tactics users run too

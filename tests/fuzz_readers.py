@@ -338,7 +338,7 @@ def opening_samples() -> list[bytes]:
 
 
 def _check_openings(path: Path, chess960: bool) -> None:
-    from genchess.strength.openings import OpeningError, read_openings
+    from genchess.game.openings import OpeningError, read_openings
     from genchess_core import Board
     problems: list[str] = []
     try:
@@ -400,7 +400,7 @@ def read_match_pgn(path: Path) -> None:
     global _RUNNER
     from genchess.game import TimeControl
     from genchess.strength.engines import parse_engine_spec
-    from genchess.strength.openings import read_openings
+    from genchess.game.openings import read_openings
     from genchess.strength.runner import MatchRunner
     if _RUNNER is None:
         specs = (parse_engine_spec("genchess name=GenChess"), parse_engine_spec("genchess name=Baseline"))
@@ -788,7 +788,7 @@ def readers() -> dict[str, Reader]:
     from genchess.position_sets.position_set import PositionSetError
     from genchess.strength.engines import SpecError
     from genchess.strength.gauntlet import GauntletError
-    from genchess.strength.openings import OpeningError
+    from genchess.game.openings import OpeningError
     from genchess.strength.runner import ResumeError
     from genchess.train.config import ConfigError
     from genchess_core.board import FenError, MoveError

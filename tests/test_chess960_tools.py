@@ -20,15 +20,15 @@ import pytest
 
 from engine_helpers import genchess_command, peer_engine
 from genchess.game import play_game
+from genchess.game.pgn import pgn_text
 from genchess.parallel.replay import record_problem, result_problem
 from genchess.parallel.worker import GameJob, GameResult, play_job
-from genchess.game.pgn import pgn_text
 from genchess.players import make_player, placement
 from genchess.players.human import MoveInputError, parse_move, san, san_moves
 from genchess.players.turing import can_castle_now
-from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, check_variant, chess960_fen,
-                                        chess960_numbers, chess960_openings, needs_chess960,
-                                        read_openings)
+from genchess.game.openings import (CHESS960_POSITIONS, OpeningError, check_variant, chess960_fen,
+                                    chess960_numbers, chess960_openings, needs_chess960,
+                                    read_openings)
 from genchess_core import STARTING_FEN, Board
 from train_helpers import config_text, run, train_command
 

@@ -13,9 +13,10 @@ dispatches into the trainers.
 
 Position sets are two layers in one package: reading and writing a set (EPD, the
 packed form, the set in memory) stands below the fitness and imports nothing that
-plays games; making a set plays them, so it stands above measuring (openings,
-Stockfish) and beside the trainers. The fitness scores genomes on a set and
-neither measures nor makes sets. The optimisers (`genchess/optimise/`) stand below
+plays games; making a set plays them (the game workers, Stockfish) but still stands
+below measuring, taking its openings and its engine processes from genchess.game as
+the matches do. The fitness scores genomes on a set and neither measures nor makes
+sets. The optimisers (`genchess/optimise/`) stand below
 the trainers and beside the fitness: they know vectors and scores, not positions,
 games or runs. Checked twice: every import statement in the source (including the
 lazy ones inside functions), and what importing each module really loads in a fresh
@@ -49,11 +50,9 @@ FORBIDDEN = {
     "genchess.genome": ("genchess.train",),
     "genchess.fitness": ("genchess.train", "genchess.strength", "genchess.position_sets.making",
                          "genchess.position_sets.run", "genchess.position_sets.cli"),
-    "genchess.position_sets": ("genchess.train",),
-    # Making a set (making, run, datagen) still takes openings and engines from
-    # strength/; every other module of the package stands below measuring.
-    **{f"genchess.position_sets.{module}": ("genchess.train", "genchess.strength")
-       for module in ("chains", "cli", "datagen_cli")},
+    # Making a set plays games but stands below measuring: the openings and the external
+    # engines' processes it shares with the matches are genchess.game's.
+    "genchess.position_sets": ("genchess.train", "genchess.strength"),
     "genchess.optimise": ("genchess.train", "genchess.strength", "genchess.parallel", "genchess.fitness",
                           "genchess.position_sets", "genchess.genome"),
     **{f"genchess.position_sets.{reading}": ("genchess.train", "genchess.strength", "genchess.parallel",

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from genchess.game import TimeControl
+from genchess.game.openings import Opening, read_openings
 from genchess.strength.engines import parse_engine_spec, probe
-from genchess.strength.openings import Opening, read_openings
 from genchess.strength.runner import MatchRunner
 from genchess.strength.sprt import Sprt
 from genchess_core import STARTING_FEN

@@ -8,9 +8,9 @@ stalemate, insufficient material, the fifty-move rule and threefold repetition
 (claimed at once, since players here neither offer nor accept draws), and the
 seventy-five-move and fivefold rules.
 
-The package is one game and nothing more: this loop, `adjudication` (ending a
-decided game early on the engines' scores) and `pgn` (the finished game as PGN
-text). It stands below everything that plays games (the parallel workers, the
+The package is one game and nothing more: this loop, `openings` (where a game
+starts), `adjudication` (ending a decided game early on the engines' scores), `pgn`
+(the finished game as PGN text) and `external` (an external engine's process). It stands below everything that plays games (the parallel workers, the
 strength matches, the trainers, `genchess play`) and imports none of them; the
 `genchess match` command, many games and their statistics, is `genchess/strength/`.
 """

@@ -132,7 +132,7 @@ def start_of(recipe: Recipe, chunk: int, game: int, openings) -> tuple[str, bool
     recipe's share of the games) and the recipe's random plies, or None if the game
     ends on the way there."""
     from genchess.position_sets.making import opening_position
-    from genchess.strength.openings import CHESS960_POSITIONS, chess960_fen
+    from genchess.game.openings import CHESS960_POSITIONS, chess960_fen
     rng = game_rng(recipe.seed, chunk, game)
     if recipe.chess960 and rng.random() < recipe.chess960:
         fen, moves, chess960 = chess960_fen(rng.randrange(CHESS960_POSITIONS)), (), True
@@ -161,7 +161,7 @@ def _worker_state(genome_text: str, recipe: Recipe):
     openings = getattr(_local, "openings", None)
     if openings is None or openings[0] != recipe.openings:
         from genchess.files import package_file
-        from genchess.strength.openings import read_openings
+        from genchess.game.openings import read_openings
         path = package_file("data", "openings.epd") if recipe.openings == SHIPPED_OPENINGS else recipe.openings
         openings = (recipe.openings, read_openings(path))
         _local.openings = openings

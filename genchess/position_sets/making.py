@@ -236,7 +236,7 @@ def stockfish_for(path: str):
     if path not in engines:
         import chess.engine
 
-        from genchess.strength.engines import quit_engine
+        from genchess.game.external import quit_engine
         engine = chess.engine.SimpleEngine.popen_uci(path)
         engine.configure({"Threads": 1, "Hash": STOCKFISH_HASH_MB})
         # A worker process joins its threads before it exits, and python-chess's

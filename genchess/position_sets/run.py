@@ -111,7 +111,7 @@ class PositionsRun:
                 args.mentor = parse_mentor(args.mentor)
             except argparse.ArgumentTypeError as e:
                 raise UsageError(f"--mentor: {e}") from None
-        from genchess.strength.openings import check_variant
+        from genchess.game.openings import check_variant
         try:
             self.chess960 = check_variant(args.variant) == "chess960"
         except ValueError as e:
@@ -188,8 +188,10 @@ class PositionsRun:
 
     def _stockfish(self) -> dict:
         import chess.engine
+
+        from genchess.game.external import find_command
         path = self.args.stockfish
-        found = shutil.which(path) or (shutil.which(path, path="/usr/games") if path == "stockfish" else None)
+        found = find_command(path)
         if not found:
             raise UsageError(f"no stockfish binary {path!r} (install Debian's stockfish package, "
                              f"or give --stockfish PATH)")
@@ -205,8 +207,8 @@ class PositionsRun:
 
     def _jobs(self):
         from genchess.position_sets.making import PositionsJob
-        from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, chess960_openings,
-                                                read_openings)
+        from genchess.game.openings import (CHESS960_POSITIONS, OpeningError, chess960_openings,
+                                            read_openings)
         from genchess_core import Board, FenError
         args = self.args
         jobs: list[PositionsJob] = []

@@ -4,10 +4,10 @@
 SPRT's verdict out), `stats` (scores, Elo, LOS and the pentanomial interval),
 `sprt` (the sequential test that decides between two Elo hypotheses), `ratings`
 (a rating fitted against anchored opponents), the match and gauntlet runners that
-`genchess match` and `genchess gauntlet` use, `openings` (start positions from
-EPD, PGN or move files) and `tournament_managers` (cutechess-cli and fastchess for
-tests and scripts), and `games`, the trainers' matches on their executor (game
+`genchess match` and `genchess gauntlet` use, `tournament_managers` (cutechess-cli
+and fastchess for tests and scripts), and `games`, the trainers' matches on their executor (game
 pairs into a Tally for the champion, validation and the Kendall-Whitwell study; a
 round robin's games). Games run through genchess.parallel; nothing here imports
-genchess.train.
+genchess.train. The openings the matches start from are genchess.game.openings
+(the set maker reads them too, and stands below measuring).
 """

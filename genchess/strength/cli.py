@@ -98,7 +98,7 @@ def parse_adjudication(args):
 
 def parse_variant(args) -> bool:
     """Whether the games are Chess960 (--variant, or the gauntlet config's variant)."""
-    from genchess.strength.openings import check_variant
+    from genchess.game.openings import check_variant
     try:
         return check_variant(args.variant or "standard") == "chess960"
     except ValueError as e:
@@ -122,7 +122,7 @@ def load_openings(args, specs, games: int):
     cannot set up positions get the shipped move-list openings unless a file was
     given. In Chess960 without a file: one start position per game pair (all 960
     at most), chosen by --seed (0 without one, so that --resume finds the same)."""
-    from genchess.strength.openings import OpeningError, chess960_openings, read_openings
+    from genchess.game.openings import OpeningError, chess960_openings, read_openings
     chess960 = parse_variant(args)
     if chess960 and not args.openings:
         return chess960_openings((games + 1) // 2, args.seed if args.seed is not None else 0)

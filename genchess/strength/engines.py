@@ -27,7 +27,6 @@ import dataclasses
 import logging
 import os
 import shlex
-import shutil
 import subprocess
 import threading
 import warnings
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from genchess.console import quoted, whole_number
 from genchess.game import Clock, PlayerFailed, TimeExpired
 from genchess.game.adjudication import score_cp
+from genchess.game.external import find_command, quit_engine
 from genchess.levels import MAX_SKILL, check_skill
 
 STARTUP_TIMEOUT = 20.0      # seconds an engine has to answer uci / xboard
@@ -81,14 +81,6 @@ class EngineSpec:
     @property
     def external(self) -> bool:
         return self.kind in ("uci", "xboard")
-
-
-def find_command(command: str) -> str | None:
-    if "\0" in command:            # no file has one; os.access() raises on it
-        return None
-    if os.sep in command:
-        return command if os.access(command, os.X_OK) else None
-    return shutil.which(command) or shutil.which(command, path="/usr/games")
 
 
 def parse_engine_spec(text: str) -> EngineSpec:
@@ -311,18 +303,6 @@ def probe(spec: EngineSpec, chess960: bool = False, nodes: bool = False) -> Engi
         raise VariantError(f"engine {quoted(spec.text)} does not play Chess960 (it offers no "
                         + ("UCI_Chess960 option)" if spec.kind == "uci" else "variant fischerandom)"))
     return dataclasses.replace(spec, name=name)
-
-
-def quit_engine(engine) -> None:
-    """Quit a python-chess engine, or close its process if it no longer answers;
-    never raises (it may be gone already: nothing to clean up then)."""
-    try:
-        engine.quit()
-    except Exception:
-        try:
-            engine.close()
-        except Exception:
-            pass
 
 
 class ExternalPlayer:

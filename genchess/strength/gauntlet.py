@@ -97,7 +97,7 @@ def parse_gauntlet(path: str | Path) -> GauntletConfig:
             except ValueError:
                 raise GauntletError(f"{path}:{n}: {key}: expected a whole number, not {quoted(value)}") from None
             if key == "variant":
-                from genchess.strength.openings import check_variant
+                from genchess.game.openings import check_variant
                 try:
                     config.settings[key] = check_variant(value)
                 except ValueError as e:

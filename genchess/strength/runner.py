@@ -26,9 +26,9 @@ from typing import Callable
 from genchess.console import quoted, shortened
 from genchess.game import GameRecord, TimeControl, play_game
 from genchess.game.adjudication import Adjudication
+from genchess.game.openings import Opening
 from genchess.parallel import executors
 from genchess.strength.engines import EngineSpec, make_match_player
-from genchess.strength.openings import Opening
 from genchess.strength.sprt import CONTINUE, Sprt
 from genchess.strength.stats import MatchStats, format_elo
 from genchess.strength.tally import Tally

@@ -42,8 +42,8 @@ def start_positions(path: Path | None, chess960: bool = False) -> list[str] | No
     Chess960 without a file: the 960 start positions, in one fixed shuffled order
     (the methods draw from them with the run's seed, and the champion's game pairs
     walk them in that order, the same for every challenge and every run)."""
-    from genchess.strength.openings import (CHESS960_POSITIONS, OpeningError, chess960_fen,
-                                            chess960_numbers, read_start_positions)
+    from genchess.game.openings import (CHESS960_POSITIONS, OpeningError, chess960_fen,
+                                        chess960_numbers, read_start_positions)
     if path is None:
         return [chess960_fen(n) for n in chess960_numbers(CHESS960_POSITIONS)] if chess960 else None
     try:

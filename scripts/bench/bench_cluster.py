@@ -96,7 +96,7 @@ def fixed_jobs(count: int):
     depth 4 from the shipped openings, colours alternating."""
     from genchess.genome import hand_set_genome, load_genome
     from genchess.genome.genome_file import DEFAULT_GENOME_PATH
-    from genchess.strength.openings import read_start_positions
+    from genchess.game.openings import read_start_positions
     from genchess.parallel.worker import GameJob
 
     a = hand_set_genome().to_text()

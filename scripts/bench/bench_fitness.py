@@ -65,7 +65,7 @@ def positions_per_second(kind: str, positions, population: int, repeats: int) ->
 def games_per_hour(seconds: float, game_time: float, workers: int) -> float:
     from genchess.parallel import executors
     from genchess.parallel.worker import GameJob, play_job
-    from genchess.strength.openings import read_start_positions
+    from genchess.game.openings import read_start_positions
     genome = SHIPPED["material"]().to_text()
     fens = read_start_positions(REPO / "genchess" / "data" / "openings.epd")
     jobs = (GameJob(white_id=1, black_id=2, white_genome=genome, black_genome=genome,

@@ -76,7 +76,7 @@ def genchess_argv(args, name: str) -> list[str]:
 def write_chess960_openings(folder: str) -> Path:
     """All 960 Chess960 start positions, one X-FEN a line, as an EPD file in `folder`
     (fastchess takes Chess960 positions from its openings only)."""
-    from genchess.strength.openings import CHESS960_POSITIONS, chess960_fen
+    from genchess.game.openings import CHESS960_POSITIONS, chess960_fen
     path = Path(folder) / "chess960.epd"
     path.write_text("".join(" ".join(chess960_fen(n).split()[:4]) + "\n" for n in range(CHESS960_POSITIONS)))
     return path
