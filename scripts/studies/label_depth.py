@@ -40,7 +40,7 @@ def expected(cp, k: float = K_MENTOR) -> np.ndarray:
 def score_positions(task):
     """Every limit's (score in cp from the side to move's view, nodes) for each of these
     FENs, each from a cleared hash as a mentor's (making.fresh_search), and Stockfish's
-    score at STOCKFISH_DEPTH (64 MB of hash, as the figures in network.md were made)."""
+    score at STOCKFISH_DEPTH (64 MB of hash, as the figures in docs/studies/network-first-generation.md were made)."""
     genome_path, fens, stockfish_path, reference_nodes = task
     import chess
     import chess.engine
