@@ -38,7 +38,7 @@ cdef enum:
     USE_LMR_HISTORY = 4194304  # late-move reductions shrink or grow with the move's history
     USE_IMPROVING = 8388608  # prune and reduce more where the static evaluation is falling
     # Trials: steps waiting for their SPRT, off by default (not in FEATURES_ALL), each
-    # turned on by its engine option (genchess.options.TRIALS) so that one build plays
+    # turned on by its engine option (genchess.protocols.options.TRIALS) so that one build plays
     # both sides of the SPRT.
     USE_TIME_SCALING = 16777216  # the soft time limit scaled by the last iterations (timeman.SoftScaling)
     USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table

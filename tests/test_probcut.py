@@ -10,7 +10,7 @@ import pytest
 
 from genchess.engine import Engine
 from genchess.genome import default_genome
-from genchess.options import Settings
+from genchess.protocols.options import Settings
 from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.search_gene_table import GENES

@@ -1,11 +1,11 @@
 """Shared helpers for the tests of the search's trials (steps behind an engine option,
-off by default, waiting for their SPRT: genchess.options.TRIALS)."""
+off by default, waiting for their SPRT: genchess.protocols.options.TRIALS)."""
 
 from __future__ import annotations
 
 from genchess.engine import Engine
 from genchess.genome import default_genome
-from genchess.options import TRIALS, Settings
+from genchess.protocols.options import TRIALS, Settings
 from genchess_core.searcher import Searcher
 
 
