@@ -44,11 +44,12 @@ cdef enum:
     USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table
     USE_PROBCUT = 67108864  # a capture that beats beta by a margin at reduced depth cuts the node
     USE_CAPTURE_HISTORY = 134217728  # captures ordered by the victim and their own history
+    USE_HISTORY_PRUNING = 268435456  # quiet moves with a bad history skipped near the leaves
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
     # What a mate search (`go mate`) turns off: prunings whose cut is a guess, not a proof.
-    MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT
+    MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT | USE_HISTORY_PRUNING
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -112,6 +113,7 @@ cdef struct SearchState:
                                 # worth in delta pruning (differs from pawn_value only with `Search pawn`)
     int mode
     int aspiration_researches   # root searches again after a fail, this search (for tests)
+    U64 history_prunes          # quiet moves history pruning skipped, this search (for tests)
     double spec[4]              # budget mode: just captured, can capture, recapture, default
     Move root_moves[256]
     int root_scores[256]

@@ -72,6 +72,11 @@ GENES = (
          "shallower (beyond the move itself)"),
     Gene("lmp_max_depth", 3, 1, 8, 1, SEARCH, "step 16, late-move pruning: this close to the leaves"),
     Gene("lmp_base", 3, 1, 12, 1, SEARCH, "step 16: after this + depth^2 quiet moves"),
+    Gene("history_prune_max_depth", 3, 1, 8, 1, SEARCH, "step 16, history pruning (a trial behind "
+         "the History Pruning option): this close to the leaves ..."),
+    Gene("history_prune_margin", 2048, 256, 8192, 256, SEARCH, "step 16: ... a quiet move whose "
+         "history and continuation histories add up to less than minus this per ply is skipped "
+         "(each within +-16384)"),
     Gene("lmr_min_depth", 3, 2, 6, 1, SEARCH, "step 17, late-move reductions: from this depth on"),
     Gene("lmr_min_move", 3, 1, 8, 1, SEARCH, "step 17: for moves after this many"),
     Gene("lmr_base", 75, 0, 200, 8, SEARCH, "step 17: the table's base reduction, hundredths of a ply"),

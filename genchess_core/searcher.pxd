@@ -37,3 +37,4 @@ cdef class Searcher:
     cdef double now(self) except? -1.0
     cdef SearchState* unlimited(self, Board board)
     cdef int* capture_stat_of(self, Board board, str move) except NULL
+    cdef int* history_of(self, Board board, str move) except NULL

@@ -105,7 +105,7 @@ FEATURE_NAMES = {
     "cont_history": USE_CONT_HISTORY, "singular": USE_SINGULAR,
     "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
     "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
-    "capture_history": USE_CAPTURE_HISTORY,
+    "capture_history": USE_CAPTURE_HISTORY, "history_pruning": USE_HISTORY_PRUNING,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -224,6 +224,11 @@ cdef class Searcher:
     def aspiration_researches(self):
         """How often the last search's aspiration windows failed and searched again."""
         return self.s.aspiration_researches
+
+    @property
+    def history_prunes(self):
+        """How many quiet moves the main thread's last search skipped by history pruning."""
+        return self.s.history_prunes
 
     @property
     def features(self):
@@ -347,6 +352,23 @@ cdef class Searcher:
             raise ValueError(f"a capture history lies within +-{HISTORY_LIMIT}, not {value}")
         self.capture_stat_of(board, move)[0] = value
 
+    def history(self, Board board, str move):
+        """The main thread's history (not continuation history) of the quiet move
+        `move` (UCI) in `board`; ValueError for a capture or a promotion."""
+        return self.history_of(board, move)[0]
+
+    def set_history(self, Board board, str move, int value):
+        """Set it, within the histories' limit: for tests of what a history prunes."""
+        if not -HISTORY_LIMIT <= value <= HISTORY_LIMIT:
+            raise ValueError(f"a history lies within +-{HISTORY_LIMIT}, not {value}")
+        self.history_of(board, move)[0] = value
+
+    cdef int* history_of(self, Board board, str move) except NULL:
+        cdef Move m = board._parse(move)
+        if move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO):
+            raise ValueError(f"{move} is no quiet move in {board.fen()}")
+        return &self.s.history[board.pos.board[move_from(m)]][move_to(m)]
+
     cdef int* capture_stat_of(self, Board board, str move) except NULL:
         cdef Move m = board._parse(move)
         if not move_flags(m) & FLAG_CAPTURE:
@@ -386,6 +408,7 @@ cdef class Searcher:
         cdef SearchState* s = self.s
         s.pos = board.pos
         s.nodes = 0
+        s.history_prunes = 0
         s.node_limit = 0
         s.qs_ply_limit = 0
         s.stop = 0
@@ -455,7 +478,10 @@ cdef class Searcher:
         # than moving, which zugzwang (common in a mating net) breaks. With null moves
         # from depth 2 (the shipped genome's null_min_depth) a quiet mate in two such as
         # kbK5/pp6/1P6/8/8/8/8/R7 w (Ra6!) was missed at every depth to 9. ProbCut is
-        # not sound for one either: it cuts on a shallower search's word.
+        # not sound for one either: it cuts on a shallower search's word. Nor is history
+        # pruning: it skips quiet moves near the leaves by their statistics, and a mate
+        # search ends at depth 2N + 1, so a quiet mating move it skips there is not
+        # found by a deeper iteration.
         cdef int wanted = 0 if mode == "minimax" else (features & ~MATE_UNSOUND if mate else features)
         if wanted != features:
             self.features = wanted
@@ -473,6 +499,7 @@ cdef class Searcher:
         s.nodes = 0
         s.seldepth = 0
         s.aspiration_researches = 0
+        s.history_prunes = 0
         s.node_limit = node_limit
         if not keep_time_limits:
             self.set_time_limits(soft_time, hard_time)

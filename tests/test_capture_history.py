@@ -9,13 +9,11 @@ import chess
 import pytest
 
 from genchess.engine import Engine
-from genchess.genome import default_genome
-from genchess.protocols.options import Settings
 from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.searcher import FEATURE_NAMES, Searcher
 
-from trial_helpers import assert_option_sets_the_bit, trial_searcher
+from trial_helpers import assert_option_sets_the_bit, assert_two_threads_play_a_legal_move, trial_engine, trial_searcher
 
 CAPTURE_HISTORY = FEATURE_NAMES["capture_history"]
 # White's e-pawn takes a pawn (d5) or a knight (f5).
@@ -28,11 +26,8 @@ def searcher(trial: bool) -> Searcher:
     return trial_searcher(CAPTURE_HISTORY if trial else 0)
 
 
-def engine(trial: bool, threads: int = 1) -> Engine:
-    e = Engine(default_genome())
-    Settings(e).setter("Capture History")("true" if trial else "false")
-    e.set_threads(threads)
-    return e
+def engine(trial: bool) -> Engine:
+    return trial_engine("Capture History", trial)
 
 
 def test_the_trial_is_an_option_and_off_by_default():
@@ -92,10 +87,7 @@ def test_the_ordering_changes_the_tree_and_stays_deterministic_at_fixed_depth():
 
 
 def test_two_threads_with_the_trial_play_legal_moves():
-    e = engine(True, threads=2)
-    e.set_position(MIDDLEGAME)
-    result = e.search(Limits(depth=9))
-    assert chess.Move.from_uci(result.bestmove) in chess.Board(MIDDLEGAME).legal_moves
+    assert_two_threads_play_a_legal_move("Capture History", MIDDLEGAME)
 
 
 def test_a_mate_search_with_the_trial_still_proves_the_mate():

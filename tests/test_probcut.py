@@ -16,7 +16,8 @@ from genchess_core import Board
 from genchess_core.search_gene_table import GENES
 from genchess_core.searcher import FEATURE_NAMES, Searcher
 
-from trial_helpers import assert_option_sets_the_bit, trial_searcher
+from trial_helpers import (assert_a_mate_search_turns_it_off_and_proves_the_mate, assert_option_sets_the_bit,
+                           assert_two_threads_play_a_legal_move, trial_searcher)
 
 PROBCUT = FEATURE_NAMES["probcut"]
 IIR = FEATURE_NAMES["iir"]
@@ -91,20 +92,9 @@ def test_fewer_nodes_to_the_same_depth_and_the_same_move_every_time(fen):
 
 
 def test_a_mate_search_turns_it_off_and_still_proves_the_mate():
-    s = trial_searcher(PROBCUT)
-    during = []
-    result = s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,     # mate in 2: Ra6!
-                      on_iteration=lambda info: during.append(s.features))
-    assert result["lines"][0][1][0] == "a1a6"
-    assert during and not any(features & PROBCUT for features in during)
-    assert s.features & PROBCUT                   # given back after the search
+    assert_a_mate_search_turns_it_off_and_proves_the_mate(PROBCUT)
 
 
 def test_two_threads_with_the_trial_play_legal_moves():
-    engine = Engine(default_genome())
-    Settings(engine).setter("ProbCut")("true")
-    engine.set_threads(2)
-    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3"
-    engine.set_position(fen)
-    result = engine.search(Limits(depth=9))
-    assert chess.Move.from_uci(result.bestmove) in chess.Board(fen).legal_moves
+    assert_two_threads_play_a_legal_move(
+        "ProbCut", "r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3")

@@ -3,9 +3,13 @@ off by default, waiting for their SPRT: genchess.protocols.options.TRIALS)."""
 
 from __future__ import annotations
 
+import chess
+
 from genchess.engine import Engine
 from genchess.genome import default_genome
 from genchess.protocols.options import TRIALS, Settings
+from genchess.timeman import Limits
+from genchess_core import Board
 from genchess_core.searcher import Searcher
 
 
@@ -26,3 +30,30 @@ def assert_option_sets_the_bit(option: str, bit: int) -> None:
     assert engine.searcher.features & bit
     Settings(engine).setter(option)("false")
     assert not engine.searcher.features & bit
+
+
+def trial_engine(option: str, on: bool = True, threads: int = 1) -> Engine:
+    """An engine with the default genome and the trial `option` set on (or off)."""
+    engine = Engine(default_genome())
+    Settings(engine).setter(option)("true" if on else "false")
+    engine.set_threads(threads)
+    return engine
+
+
+def assert_two_threads_play_a_legal_move(option: str, fen: str) -> None:
+    engine = trial_engine(option, threads=2)
+    engine.set_position(fen)
+    result = engine.search(Limits(depth=9))
+    assert chess.Move.from_uci(result.bestmove) in chess.Board(fen).legal_moves
+
+
+def assert_a_mate_search_turns_it_off_and_proves_the_mate(bit: int) -> None:
+    """A mate search (a proof) runs without the trial behind `bit` (search.pxd's
+    MATE_UNSOUND), gives it back after, and still finds a quiet mate in two."""
+    s = trial_searcher(bit)
+    during = []
+    result = s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,     # mate in 2: Ra6!
+                      on_iteration=lambda info: during.append(s.features))
+    assert result["lines"][0][1][0] == "a1a6"
+    assert during and not any(features & bit for features in during)
+    assert s.features & bit                     # given back after the search

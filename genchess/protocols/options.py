@@ -60,6 +60,7 @@ TRIALS = {
     "Quiescence Hash": FEATURE_NAMES["qs_tt"],         # quiescence probes and stores the table
     "ProbCut": FEATURE_NAMES["probcut"],               # a capture far above beta at reduced depth cuts
     "Capture History": FEATURE_NAMES["capture_history"],  # captures ordered by their own statistics
+    "History Pruning": FEATURE_NAMES["history_pruning"],  # quiet moves with a bad history skipped
 }
 
 
