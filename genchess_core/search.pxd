@@ -45,11 +45,13 @@ cdef enum:
     USE_PROBCUT = 67108864  # a capture that beats beta by a margin at reduced depth cuts the node
     USE_CAPTURE_HISTORY = 134217728  # captures ordered by the victim and their own history
     USE_HISTORY_PRUNING = 268435456  # quiet moves with a bad history skipped near the leaves
+    USE_DOUBLE_SINGULAR = 536870912  # a move far more singular extended twice; a hash move
+                                     # that is not singular where the table says beta holds, reduced
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
     # What a mate search (`go mate`) turns off: prunings whose cut is a guess, not a proof.
-    MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT | USE_HISTORY_PRUNING
+    MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT | USE_HISTORY_PRUNING | USE_DOUBLE_SINGULAR
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
     # own order_values, then quiet moves by the mover's value; no hash move,
@@ -114,6 +116,9 @@ cdef struct SearchState:
     int mode
     int aspiration_researches   # root searches again after a fail, this search (for tests)
     U64 history_prunes          # quiet moves history pruning skipped, this search (for tests)
+    U64 double_extensions       # hash moves extended twice, this search (for tests)
+    U64 negative_extensions     # ... and searched a ply shallower (for tests)
+    int most_line_doubles       # the most double extensions one line took, this search (for tests)
     double spec[4]              # budget mode: just captured, can capture, recapture, default
     Move root_moves[256]
     int root_scores[256]
@@ -126,6 +131,7 @@ cdef struct SearchState:
     Move played[MAX_PLY]        # the move made at each ply of the current line (none: null move)
     int played_piece[MAX_PLY]   # ... and the piece that made it
     Move excluded[MAX_PLY]      # the move a singular-extension search leaves out at that ply
+    int line_doubles[MAX_PLY]   # double extensions on the current line above each ply's node
     int static_evals[MAX_PLY]   # each ply's static evaluation on the current line (in check: none)
     int cont_history[12][64][12][64]  # by the last move's piece and square, then this move's
     int capture_history[12][64][5]  # by the capturing piece, its destination and the kind it takes

@@ -280,7 +280,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef int* cont1 = NULL
     cdef Move* counter_slot
     cdef int tt_depth = -1, tt_bound = 0, tt_score = 0, singular_beta, new_depth, history_floor
-    cdef bint singular
+    cdef int hash_extension = 0    # plies the hash move is extended by (step 14), or reduced by
+    cdef int doubles_above          # double extensions on the line above this node
     cdef int stat
     cdef Move excluded = s.excluded[ply]
     cdef int* cont2 = NULL
@@ -293,6 +294,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     s.pv_len[ply] = ply
     if ply >= MAX_PLY - 2:
         return evaluate(p, &s.params)
+    doubles_above = s.line_doubles[ply - 1] if ply > 0 else 0
+    s.line_doubles[ply] = doubles_above
     if ply > 0:
         # Step 2. Check for draw: repetition, fifty moves, dead position.
         if is_draw(p):
@@ -461,7 +464,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # ply deeper (in step 17). If even the others reach the margin above beta, more
     # than one move fails high and the node is cut (multi-cut).
     # (search-elo.md step 8: +34 Elo, SPRT [0,10] 10+0.1, 946 games)
-    singular = False
+    # Double and negative extensions (a trial behind USE_DOUBLE_SINGULAR): away from
+    # the PV, a hash move whose others stay singular_double_margin further below is
+    # extended twice, while fewer than singular_double_max moves above it on the line
+    # were (each double extension deepens the whole line, so the count caps the
+    # growth, as Stockfish's and Ethereal's per-ply counts do). A hash move that is
+    # not singular where the table says it holds beta is searched a ply shallower:
+    # other moves would hold beta too, so it matters less. Ethereal's, Stockfish's and
+    # Weiss's step (their SPRTs: +7 / +9, +11.5 / +11).
     if (s.features & USE_SINGULAR and use_ab and ply > 0 and depth >= s.sp.singular_min_depth
             and hash_move != MOVE_NONE and excluded == MOVE_NONE
             and tt_depth >= depth - s.sp.singular_tt_gap
@@ -476,9 +486,18 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         if s.stop:
             return 0
         if score < singular_beta:
-            singular = True
+            hash_extension = 1
+            if (s.features & USE_DOUBLE_SINGULAR and not pv_node and doubles_above < s.sp.singular_double_max
+                    and score < singular_beta - s.pawn_value * s.sp.singular_double_margin // 100):
+                hash_extension = 2
+                s.double_extensions += 1
+                if doubles_above + 1 > s.most_line_doubles:
+                    s.most_line_doubles = doubles_above + 1
         elif singular_beta >= beta:
             return singular_beta
+        elif s.features & USE_DOUBLE_SINGULAR and tt_score >= beta:
+            hash_extension = -1
+            s.negative_extensions += 1
 
     # Step 15. Move loop. Late-move pruning and history pruning (step 16) act only in
     # null-window nodes near the leaves, out of check.
@@ -537,10 +556,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 continue
         if quiet:
             quiets_tried += 1
-        # Step 17. Extend the singular move (step 14) and search: the first move with
-        # the full window, the others (PVS, search-elo.md step 0) with a null window
-        # and late-move reductions first.
-        new_depth = depth - 1 + (singular and m == hash_move)
+        # Step 17. Extend the singular move (or, a trial, extend it twice or reduce
+        # the hash move: step 14) and search: the first move with the full window, the
+        # others (PVS, search-elo.md step 0) with a null window and late-move
+        # reductions first.
+        new_depth = depth - 1
+        if m == hash_move:
+            new_depth += hash_extension
+            s.line_doubles[ply] = doubles_above + (hash_extension == 2)
         if not use_ab:
             score = -negamax(s, depth - 1, -INFINITE_SCORE, INFINITE_SCORE, ply + 1, True)
         elif i == 0 or not (s.features & USE_PVS):
@@ -584,6 +607,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         # statistics learn from it (killers and history for a quiet move, capture
         # history for the captures).
         unmake_move(p, m, &u)
+        s.line_doubles[ply] = doubles_above
         if s.stop:
             return 0
         if score > best:
@@ -728,6 +752,7 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
     cdef Move m
     cdef U64 start = s.nodes, before
     s.pv_len[0] = 0
+    s.line_doubles[0] = 0                 # no double extension above the root's children
     if s.features & USE_IMPROVING:        # what the nodes two plies down compare with
         s.static_evals[0] = -INFINITE_SCORE if in_check(&s.pos) else evaluate(&s.pos, &s.params)
     for i in range(first, n):

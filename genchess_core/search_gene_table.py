@@ -64,6 +64,11 @@ GENES = (
     Gene("singular_margin", 2, 1, 20, 1, SEARCH, "step 14: how much worse every other move must be, "
          "per ply, percent of a pawn"),
     Gene("singular_divisor", 2, 2, 4, 1, SEARCH, "step 14: the others are searched to (depth - 1) / this"),
+    Gene("singular_double_margin", 20, 0, 100, 4, SEARCH, "step 14, double extensions (a trial behind "
+         "the Double Singular option): away from the PV, a hash move whose others stay this much "
+         "below the singular margin, percent of a pawn, is extended twice ..."),
+    Gene("singular_double_max", 6, 1, 16, 1, SEARCH, "step 14: ... while fewer than this many moves "
+         "above the node on its line were"),
     Gene("probcut_min_depth", 5, 3, 10, 1, SEARCH, "step 11b, ProbCut (a trial behind the ProbCut "
          "option): from this depth on"),
     Gene("probcut_margin", 100, 30, 300, 10, SEARCH, "step 11b: a capture must beat beta by this "

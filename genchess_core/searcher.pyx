@@ -106,6 +106,7 @@ FEATURE_NAMES = {
     "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
     "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
     "capture_history": USE_CAPTURE_HISTORY, "history_pruning": USE_HISTORY_PRUNING,
+    "double_singular": USE_DOUBLE_SINGULAR,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -229,6 +230,13 @@ cdef class Searcher:
     def history_prunes(self):
         """How many quiet moves the main thread's last search skipped by history pruning."""
         return self.s.history_prunes
+
+    @property
+    def singular_extensions(self):
+        """(double, negative, most doubles on one line): how many hash moves the main
+        thread's last search extended twice and searched a ply shallower (the Double
+        Singular trial), and the most double extensions one line of it took."""
+        return self.s.double_extensions, self.s.negative_extensions, self.s.most_line_doubles
 
     @property
     def features(self):
@@ -409,6 +417,9 @@ cdef class Searcher:
         s.pos = board.pos
         s.nodes = 0
         s.history_prunes = 0
+        s.double_extensions = 0
+        s.negative_extensions = 0
+        s.most_line_doubles = 0
         s.node_limit = 0
         s.qs_ply_limit = 0
         s.stop = 0
@@ -424,15 +435,23 @@ cdef class Searcher:
             score = quiesce(s, alpha, beta, 0)
         return score, s.nodes
 
-    def null_window(self, Board board, int depth, int beta):
+    def null_window(self, Board board, int depth, int beta, int ply=0):
         """(score, nodes) of one null-window search (beta - 1, beta) of `board` to
-        `depth`, as a node off the principal variation sees it, with this searcher's
-        features and table: for tests of the main search's prunings."""
+        `depth`, as a node off the principal variation sees it `ply` plies below the
+        root (steps such as singular extensions act only below it), no move known on
+        the line above it, with this searcher's features and table: for tests of the
+        main search's prunings and extensions."""
         cdef SearchState* s = self.unlimited(board)
-        cdef int score
+        cdef int score, i
+        if not 0 <= ply < MAX_PLY // 2:
+            raise ValueError(f"null_window: ply {ply} is not from 0 to {MAX_PLY // 2 - 1}")
+        for i in range(ply):
+            s.played[i] = MOVE_NONE
+            s.static_evals[i] = -INFINITE_SCORE
+            s.line_doubles[i] = 0
         tt_new_search(&self.tt)
         with nogil:
-            score = negamax(s, depth, beta - 1, beta, 0, True)
+            score = negamax(s, depth, beta - 1, beta, ply, True)
         return score, s.nodes
 
     def store(self, Board board, int score, int depth, int move=MOVE_NONE, int bound=BOUND_EXACT):
@@ -481,7 +500,8 @@ cdef class Searcher:
         # not sound for one either: it cuts on a shallower search's word. Nor is history
         # pruning: it skips quiet moves near the leaves by their statistics, and a mate
         # search ends at depth 2N + 1, so a quiet mating move it skips there is not
-        # found by a deeper iteration.
+        # found by a deeper iteration; negative extensions (the Double Singular trial)
+        # search a hash move that may be the mating one a ply shallower.
         cdef int wanted = 0 if mode == "minimax" else (features & ~MATE_UNSOUND if mate else features)
         if wanted != features:
             self.features = wanted
@@ -500,6 +520,9 @@ cdef class Searcher:
         s.seldepth = 0
         s.aspiration_researches = 0
         s.history_prunes = 0
+        s.double_extensions = 0
+        s.negative_extensions = 0
+        s.most_line_doubles = 0
         s.node_limit = node_limit
         if not keep_time_limits:
             self.set_time_limits(soft_time, hard_time)

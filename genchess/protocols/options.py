@@ -61,6 +61,7 @@ TRIALS = {
     "ProbCut": FEATURE_NAMES["probcut"],               # a capture far above beta at reduced depth cuts
     "Capture History": FEATURE_NAMES["capture_history"],  # captures ordered by their own statistics
     "History Pruning": FEATURE_NAMES["history_pruning"],  # quiet moves with a bad history skipped
+    "Double Singular": FEATURE_NAMES["double_singular"],  # double and negative singular extensions
 }
 
 
