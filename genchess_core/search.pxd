@@ -47,6 +47,8 @@ cdef enum:
     USE_HISTORY_PRUNING = 268435456  # quiet moves with a bad history skipped near the leaves
     USE_DOUBLE_SINGULAR = 536870912  # a move far more singular extended twice; a hash move
                                      # that is not singular where the table says beta holds, reduced
+    USE_RULE50_SCALING = 1073741824  # the search's static evaluation shrinks toward a draw as
+                                     # the fifty-move counter grows
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)

@@ -97,6 +97,25 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
 
 
 
+cdef inline int search_evaluate(SearchState* s) noexcept nogil:
+    """The static evaluation as the main search and quiescence read it. With the
+    fifty-move trial (USE_RULE50_SCALING) it shrinks toward a draw as the halfmove
+    clock runs, by (rule50_divisor - clock) / rule50_divisor, as Stockfish and
+    Ethereal scale theirs: an edge that has made no capture or pawn move for fifty
+    moves is worth less than the same edge with the clock at zero, and the search
+    then prefers the line that resets the clock. Only the search's view: `explain`
+    and the tuners read the evaluation itself. (The table stores scores by the key,
+    which does not hold the clock, as in those engines.)"""
+    cdef int score = evaluate(&s.pos, &s.params)
+    cdef int clock
+    if s.features & USE_RULE50_SCALING:
+        # Quiescence's evasions can run the clock past 100; the divisor's floor (120)
+        # keeps the factor positive all the same.
+        clock = s.pos.halfmove if s.pos.halfmove < 100 else 100
+        score = <int>(<long long>score * (s.sp.rule50_divisor - clock) // s.sp.rule50_divisor)
+    return score
+
+
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     """Captures (every evasion in check) until the position is quiet. Its steps
     are numbered on their own (Q1-Q8) in the order they run; the `search-elo.md
@@ -124,13 +143,13 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     # set multiple of its nominal depth (Kendall-Whitwell: two to three times);
     # without quiescence (plain minimax), the horizon itself; a dead position.
     if ply >= MAX_PLY - 1:
-        return evaluate(p, &s.params)
+        return search_evaluate(s)
     if s.qs_ply_limit and ply >= s.qs_ply_limit:
-        return evaluate(p, &s.params)
+        return search_evaluate(s)
     if not (s.features & USE_QUIESCENCE):
         if not has_legal_move(p):
             return -MATE_SCORE + ply if in_check(p) else DRAW_SCORE
-        return evaluate(p, &s.params)
+        return search_evaluate(s)
     if insufficient_material(p):
         return DRAW_SCORE
     # Step Q3. Transposition table (a trial behind USE_QS_TT): any entry was searched
@@ -154,7 +173,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             return -MATE_SCORE + ply
         best = -INFINITE_SCORE
     else:
-        stand_pat = evaluate(p, &s.params)
+        stand_pat = search_evaluate(s)
         if (tt_bound == BOUND_LOWER and tt_score > stand_pat) \
                 or (tt_bound == BOUND_UPPER and tt_score < stand_pat):
             stand_pat = tt_score
@@ -293,7 +312,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     # Step 1. Initialize node: an empty PV; at the ply limit, the static evaluation.
     s.pv_len[ply] = ply
     if ply >= MAX_PLY - 2:
-        return evaluate(p, &s.params)
+        return search_evaluate(s)
     doubles_above = s.line_doubles[ply - 1] if ply > 0 else 0
     s.line_doubles[ply] = doubles_above
     if ply > 0:
@@ -364,7 +383,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             or (s.features & USE_FUTILITY and depth <= s.sp.futility_max_depth)
             or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth)
             or (s.features & USE_PROBCUT and depth >= s.sp.probcut_min_depth))):
-        static_eval = evaluate(p, &s.params)
+        static_eval = search_evaluate(s)
     if excluded == MOVE_NONE:
         s.static_evals[ply] = static_eval
     # Improving: the side to move's static evaluation is higher than at its last
@@ -754,7 +773,7 @@ cdef int search_root(SearchState* s, int depth, int first, double budget, int al
     s.pv_len[0] = 0
     s.line_doubles[0] = 0                 # no double extension above the root's children
     if s.features & USE_IMPROVING:        # what the nodes two plies down compare with
-        s.static_evals[0] = -INFINITE_SCORE if in_check(&s.pos) else evaluate(&s.pos, &s.params)
+        s.static_evals[0] = -INFINITE_SCORE if in_check(&s.pos) else search_evaluate(s)
     for i in range(first, n):
         s.root_scores[i] = -INFINITE_SCORE
     for i in range(first, n):

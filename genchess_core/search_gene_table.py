@@ -92,6 +92,9 @@ GENES = (
     Gene("lmr_history_plies", 2, 0, 4, 1, SEARCH, "step 17: ... up to this many plies either way"),
     Gene("lmr_min_plies_left", 1, 0, 3, 1, SEARCH, "step 17: a reduced search still looks this many "
          "plies ahead"),
+    Gene("rule50_divisor", 200, 120, 1000, 25, SEARCH, "step 8 and step Q4, fifty-move scaling (a "
+         "trial behind the Rule50 Scaling option): the search's static evaluation is scaled by "
+         "(this - the halfmove clock) / this"),
     Gene("delta_margin", 200, 50, 600, 15, SEARCH, "step Q7, delta pruning in quiescence: a capture "
          "must bring the node this near alpha, percent of a pawn"),
     Gene("aspiration_min_depth", 5, 2, 10, 1, SEARCH, "aspiration windows at the root from this "

@@ -106,7 +106,7 @@ FEATURE_NAMES = {
     "lmr_history": USE_LMR_HISTORY, "improving": USE_IMPROVING,
     "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
     "capture_history": USE_CAPTURE_HISTORY, "history_pruning": USE_HISTORY_PRUNING,
-    "double_singular": USE_DOUBLE_SINGULAR,
+    "double_singular": USE_DOUBLE_SINGULAR, "rule50_scaling": USE_RULE50_SCALING,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL

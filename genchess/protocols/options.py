@@ -62,6 +62,7 @@ TRIALS = {
     "Capture History": FEATURE_NAMES["capture_history"],  # captures ordered by their own statistics
     "History Pruning": FEATURE_NAMES["history_pruning"],  # quiet moves with a bad history skipped
     "Double Singular": FEATURE_NAMES["double_singular"],  # double and negative singular extensions
+    "Rule50 Scaling": FEATURE_NAMES["rule50_scaling"],    # the evaluation shrinks as the 50-move clock runs
 }
 
 
