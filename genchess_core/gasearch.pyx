@@ -286,7 +286,8 @@ cdef int add_branch(GAState* g, Move* moves, int n) noexcept nogil:
     """Insert a new branch, already played on g.s.pos (n moves), with its quiescence
     branch. Returns 1 if the tree grew, 0 if the branch was known, -1 when the pool
     is full."""
-    cdef int node = find_path(&g.tree, moves, n), own = GA_NO_VALUE, q, i, features
+    cdef int node = find_path(&g.tree, moves, n), own = GA_NO_VALUE, q, i
+    cdef unsigned int features
     cdef int ends_before = g.tree.n_ends
     if node >= 0 and g.tree.nodes[node].own != GA_NO_VALUE:
         return 0

@@ -49,6 +49,8 @@ cdef enum:
                                      # that is not singular where the table says beta holds, reduced
     USE_RULE50_SCALING = 1073741824  # the search's static evaluation shrinks toward a draw as
                                      # the fifty-move counter grows
+    USE_NULL_VERIFY = 2147483648u    # a null move's cut verified by a search without one (zugzwang);
+                                     # the last bit of the unsigned `features`
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
@@ -110,7 +112,7 @@ cdef struct SearchState:
     gc_shared_double deadline   # monotonic seconds; 0: none (a ponderhit sets it mid-search)
     gc_shared_int stop          # set by `stop`, the limits, or the main thread for its helpers
     int seldepth
-    int features
+    unsigned int features       # the USE_ bits: 32 of them, the last one the sign bit of an int
     int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap
     int pawn_value              # the margins' pawn in evaluation units: pruning margins scale with it
     int material_pawn           # the genome's own pawn in evaluation units: what a captured piece is
@@ -118,6 +120,8 @@ cdef struct SearchState:
     int mode
     int aspiration_researches   # root searches again after a fail, this search (for tests)
     U64 history_prunes          # quiet moves history pruning skipped, this search (for tests)
+    U64 null_verifications      # null-move cuts verified by a search without one (for tests)
+    U64 null_refuted            # ... and the verification refuted, this search (for tests)
     U64 double_extensions       # hash moves extended twice, this search (for tests)
     U64 negative_extensions     # ... and searched a ply shallower (for tests)
     int most_line_doubles       # the most double extensions one line took, this search (for tests)

@@ -439,6 +439,22 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         unmake_null(p, &u)
         if s.stop:
             return 0
+        # Step 11a. Zugzwang guard (a trial behind USE_NULL_VERIFY): from
+        # null_verify_min_depth on, a null move's cut stands only if this node, searched
+        # R plies shallower with no null move of its own, holds beta too, as Stockfish
+        # verifies its null moves. Where every real move is worse than passing
+        # (zugzwang), that search fails low and the node is searched in full.
+        # has_non_pawn_material does not see it: in kbK5/pp6/1P6/8/8/8/8/R7 w, after
+        # Ra6! Black's bishop may move but every move loses (bxa6 b7#, else Rxa7#),
+        # and Black's null move hid the mate in two until depth 6.
+        if (score >= beta and s.features & USE_NULL_VERIFY
+                and depth >= s.sp.null_verify_min_depth):
+            s.null_verifications += 1
+            if negamax(s, depth - R, beta - 1, beta, ply, False) < beta:
+                s.null_refuted += 1
+                score = -INFINITE_SCORE
+            if s.stop:
+                return 0
         if score >= beta:
             return beta if score > MATE_BOUND else score
 

@@ -58,6 +58,9 @@ GENES = (
          "shallower (beyond the move itself)"),
     Gene("null_deep_depth", 6, 3, 12, 1, SEARCH, "step 11: from this depth on ..."),
     Gene("null_deep_reduction", 3, 1, 6, 1, SEARCH, "step 11: ... this many"),
+    Gene("null_verify_min_depth", 4, 1, 16, 1, SEARCH, "step 11a, the zugzwang guard (a trial "
+         "behind the Null Verify option): from this depth on a null move's cut is verified by a "
+         "search R plies shallower without one"),
     Gene("singular_min_depth", 7, 4, 12, 1, SEARCH, "step 14, singular extensions: from this depth on"),
     Gene("singular_tt_gap", 3, 1, 6, 1, SEARCH, "step 14: where the hash move was searched at most "
          "this much shallower"),

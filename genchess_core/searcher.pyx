@@ -107,6 +107,7 @@ FEATURE_NAMES = {
     "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
     "capture_history": USE_CAPTURE_HISTORY, "history_pruning": USE_HISTORY_PRUNING,
     "double_singular": USE_DOUBLE_SINGULAR, "rule50_scaling": USE_RULE50_SCALING,
+    "null_verify": <unsigned int>USE_NULL_VERIFY,   # a C enum is an int: its sign bit, unsigned
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -232,6 +233,13 @@ cdef class Searcher:
         return self.s.history_prunes
 
     @property
+    def null_verifications(self):
+        """(verified, refuted): how many null-move cuts the main thread's last search
+        verified by a search without a null move (the Null Verify trial), and how many
+        of them that search refuted."""
+        return self.s.null_verifications, self.s.null_refuted
+
+    @property
     def singular_extensions(self):
         """(double, negative, most doubles on one line): how many hash moves the main
         thread's last search extended twice and searched a ply shallower (the Double
@@ -243,7 +251,7 @@ cdef class Searcher:
         return self.s.features
 
     @features.setter
-    def features(self, int value):
+    def features(self, unsigned int value):
         for i in range(self.n_workers):
             self.workers[i].s.features = value
 
@@ -417,6 +425,8 @@ cdef class Searcher:
         s.pos = board.pos
         s.nodes = 0
         s.history_prunes = 0
+        s.null_verifications = 0
+        s.null_refuted = 0
         s.double_extensions = 0
         s.negative_extensions = 0
         s.most_line_doubles = 0
@@ -487,7 +497,7 @@ cdef class Searcher:
         hashfull and lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
-        cdef int features = s.features
+        cdef unsigned int features = s.features
         if mode not in ALPHA_BETA_MODES:
             raise ValueError(f"Searcher.search runs the modes {', '.join(ALPHA_BETA_MODES)}, "
                              f"not {mode!r}")
@@ -502,7 +512,7 @@ cdef class Searcher:
         # search ends at depth 2N + 1, so a quiet mating move it skips there is not
         # found by a deeper iteration; negative extensions (the Double Singular trial)
         # search a hash move that may be the mating one a ply shallower.
-        cdef int wanted = 0 if mode == "minimax" else (features & ~MATE_UNSOUND if mate else features)
+        cdef unsigned int wanted = 0 if mode == "minimax" else (features & ~MATE_UNSOUND if mate else features)
         if wanted != features:
             self.features = wanted
             try:
@@ -520,6 +530,8 @@ cdef class Searcher:
         s.seldepth = 0
         s.aspiration_researches = 0
         s.history_prunes = 0
+        s.null_verifications = 0
+        s.null_refuted = 0
         s.double_extensions = 0
         s.negative_extensions = 0
         s.most_line_doubles = 0

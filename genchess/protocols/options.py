@@ -63,6 +63,7 @@ TRIALS = {
     "History Pruning": FEATURE_NAMES["history_pruning"],  # quiet moves with a bad history skipped
     "Double Singular": FEATURE_NAMES["double_singular"],  # double and negative singular extensions
     "Rule50 Scaling": FEATURE_NAMES["rule50_scaling"],    # the evaluation shrinks as the 50-move clock runs
+    "Null Verify": FEATURE_NAMES["null_verify"],          # a null move's cut verified without one (zugzwang)
 }
 
 
