@@ -12,7 +12,8 @@ from genchess_core.chains import decode_games, encode_game
 from genchess_core.searcher import Searcher
 from genchess_core.selfplay import TERMINATIONS, play_game
 
-NETWORK = "genchess/genomes/network.genome"
+# The network the games below were chosen with (the default until 2026-12-07).
+NETWORK = "genchess/genomes/network-5m.genome"
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 

@@ -14,7 +14,8 @@ import chess
 import pytest
 
 from genchess.engine import Engine
-from genchess.genome import default_genome
+from genchess.genome import default_genome, load_genome
+from genchess.genome.genome_file import GENOMES_DIR
 from genchess.protocols.options import TRIALS, Settings
 from genchess.timeman import TIME_DEFAULTS, Limits, SoftScaling
 from genchess_core import Board
@@ -30,11 +31,14 @@ RECAPTURE = "r1bqkbnr/pppp1ppp/8/8/3nP3/8/PPP2PPP/RNBQKB1R w KQkq - 0 5"
 # iteration finds White's attack and the score falls to 2 (genchess/data/tactics.epd's GC.050
 # with White's combination on the board and Black to move, found by a scan for falls).
 FALLING = "rn1q1rk1/5ppp/2p2b1B/pp2P3/8/2PB2Q1/P1P2PbP/R4RK1 b - - 0 1"
+# The genome these positions and limits were found with (the default until 2026-12-07):
+# another evaluation falls at another depth.
+GENOME = load_genome(GENOMES_DIR / "network-5m.genome")
 
 
 def simulated_searcher(features_on: bool) -> Searcher:
     searcher = Searcher(16)
-    searcher.set_genome(default_genome().pack())
+    searcher.set_genome(GENOME.pack())
     searcher.clock = lambda: searcher.total_nodes() / NPS
     if features_on:
         searcher.features = searcher.features | TIME_SCALING
