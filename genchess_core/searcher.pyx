@@ -116,6 +116,18 @@ MATE_THRESHOLD = MATE_BOUND
 ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
 
 
+cdef void clear_trial_counters(SearchState* s) noexcept nogil:
+    """Zero the counters the trials' tests read (history prunes, null verifications,
+    double and negative extensions): one place, so a new counter is reset wherever a
+    search starts."""
+    s.history_prunes = 0
+    s.null_verifications = 0
+    s.null_refuted = 0
+    s.double_extensions = 0
+    s.negative_extensions = 0
+    s.most_line_doubles = 0
+
+
 cdef class Searcher:
     """Owns a search state and its transposition table; one search at a time.
 
@@ -424,12 +436,7 @@ cdef class Searcher:
         cdef SearchState* s = self.s
         s.pos = board.pos
         s.nodes = 0
-        s.history_prunes = 0
-        s.null_verifications = 0
-        s.null_refuted = 0
-        s.double_extensions = 0
-        s.negative_extensions = 0
-        s.most_line_doubles = 0
+        clear_trial_counters(s)
         s.node_limit = 0
         s.qs_ply_limit = 0
         s.stop = 0
@@ -529,12 +536,7 @@ cdef class Searcher:
         s.nodes = 0
         s.seldepth = 0
         s.aspiration_researches = 0
-        s.history_prunes = 0
-        s.null_verifications = 0
-        s.null_refuted = 0
-        s.double_extensions = 0
-        s.negative_extensions = 0
-        s.most_line_doubles = 0
+        clear_trial_counters(s)
         s.node_limit = node_limit
         if not keep_time_limits:
             self.set_time_limits(soft_time, hard_time)
