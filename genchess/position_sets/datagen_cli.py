@@ -149,6 +149,7 @@ def _genome_text(path: str | None) -> str:
 
 def _recipe(given: dict, folder: Path, check_genome: bool = True):
     from genchess.files import display_path
+    from genchess.genome.genome_file import DEFAULT_GENOME_PATH
     from genchess.position_sets.datagen import Recipe
     options = {**DEFAULTS, **given}
     if "depth" in given or ("nodes" in given and "soft_nodes" not in given):
@@ -162,7 +163,7 @@ def _recipe(given: dict, folder: Path, check_genome: bool = True):
     recipe = Recipe(name=options.get("name") or folder.resolve().name,
                     genome_sha256=hashlib.sha256(genome_text.encode()).hexdigest(),
                     genome=(display_path(given["genome"]) if given.get("genome")
-                            else "the default genome (network.genome)"),
+                            else f"the default genome ({DEFAULT_GENOME_PATH.name})"),
                     nodes=options["nodes"], soft_nodes=options["soft_nodes"], depth=options["depth"],
                     random_plies=options["random_plies"], chess960=options["chess960"],
                     games_per_chunk=options["games_per_chunk"], seed=options["seed"],
