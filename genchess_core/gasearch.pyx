@@ -287,7 +287,7 @@ cdef int add_branch(GAState* g, Move* moves, int n) noexcept nogil:
     branch. Returns 1 if the tree grew, 0 if the branch was known, -1 when the pool
     is full."""
     cdef int node = find_path(&g.tree, moves, n), own = GA_NO_VALUE, q, i
-    cdef unsigned int features
+    cdef U64 features
     cdef int ends_before = g.tree.n_ends
     if node >= 0 and g.tree.nodes[node].own != GA_NO_VALUE:
         return 0
@@ -300,7 +300,7 @@ cdef int add_branch(GAState* g, Move* moves, int n) noexcept nogil:
         # The search's own quiescence, without the two prunings the design's capture
         # search never had (SEE and delta), finds the refuting capture line.
         features = g.s.features
-        g.s.features = features & ~(USE_QS_SEE | USE_DELTA)
+        g.s.features = features & ~<U64>(USE_QS_SEE | USE_DELTA)
         quiesce(g.s, -INFINITE_SCORE, INFINITE_SCORE, n)
         g.s.features = features
         q = g.s.pv_len[n] - n

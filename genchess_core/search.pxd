@@ -49,8 +49,12 @@ cdef enum:
                                      # that is not singular where the table says beta holds, reduced
     USE_RULE50_SCALING = 1073741824  # the search's static evaluation shrinks toward a draw as
                                      # the fifty-move counter grows
-    USE_NULL_VERIFY = 2147483648u    # a null move's cut verified by a search without one (zugzwang);
-                                     # the last bit of the unsigned `features`
+    USE_NULL_VERIFY = 2147483648u    # a null move's cut verified by a search without one (zugzwang)
+    # A C enum holds an int, so a bit from 32 on (`features` is 64 bits) is a 64-bit
+    # constant instead, declared in a `cdef extern from *` block beside this enum:
+    #     #define GC_USE_NAME ((U64)1 << 32)      (in the block's C text)
+    #     const U64 USE_NAME "GC_USE_NAME"
+    # and every complement of bits is taken as ~<U64>(...), so that no high bit is lost.
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
@@ -112,7 +116,7 @@ cdef struct SearchState:
     gc_shared_double deadline   # monotonic seconds; 0: none (a ponderhit sets it mid-search)
     gc_shared_int stop          # set by `stop`, the limits, or the main thread for its helpers
     int seldepth
-    unsigned int features       # the USE_ bits: 32 of them, the last one the sign bit of an int
+    U64 features                # the USE_ bits (64; a C enum holds the first 32)
     int qs_ply_limit            # quiescence stands pat at this ply from the root; 0: no cap
     int pawn_value              # the margins' pawn in evaluation units: pruning margins scale with it
     int material_pawn           # the genome's own pawn in evaluation units: what a captured piece is

@@ -107,7 +107,7 @@ FEATURE_NAMES = {
     "time_scaling": USE_TIME_SCALING, "qs_tt": USE_QS_TT, "probcut": USE_PROBCUT,
     "capture_history": USE_CAPTURE_HISTORY, "history_pruning": USE_HISTORY_PRUNING,
     "double_singular": USE_DOUBLE_SINGULAR, "rule50_scaling": USE_RULE50_SCALING,
-    "null_verify": <unsigned int>USE_NULL_VERIFY,   # a C enum is an int: its sign bit, unsigned
+    "null_verify": <U64>USE_NULL_VERIFY,   # a C enum is an int: its sign bit, unsigned
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -263,7 +263,7 @@ cdef class Searcher:
         return self.s.features
 
     @features.setter
-    def features(self, unsigned int value):
+    def features(self, U64 value):
         for i in range(self.n_workers):
             self.workers[i].s.features = value
 
@@ -504,7 +504,7 @@ cdef class Searcher:
         hashfull and lines: [(score, pv as UCI list)] best first."""
         cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
-        cdef unsigned int features = s.features
+        cdef U64 features = s.features
         if mode not in ALPHA_BETA_MODES:
             raise ValueError(f"Searcher.search runs the modes {', '.join(ALPHA_BETA_MODES)}, "
                              f"not {mode!r}")
@@ -519,7 +519,7 @@ cdef class Searcher:
         # search ends at depth 2N + 1, so a quiet mating move it skips there is not
         # found by a deeper iteration; negative extensions (the Double Singular trial)
         # search a hash move that may be the mating one a ply shallower.
-        cdef unsigned int wanted = 0 if mode == "minimax" else (features & ~MATE_UNSOUND if mate else features)
+        cdef U64 wanted = 0 if mode == "minimax" else (features & ~<U64>MATE_UNSOUND if mate else features)
         if wanted != features:
             self.features = wanted
             try:

@@ -560,6 +560,21 @@ def test_every_feature_combination_dropping_one_still_plays_legal_moves():
         assert_legal(chess.Board(fen), result.bestmove)
 
 
+def test_the_feature_field_keeps_bits_past_32_through_every_thread_and_a_mate_search():
+    # Every bit of the first 32 is taken (the trials filled them): the field is 64 bits,
+    # and a mate search, which clears the unsound bits, gives the high ones back.
+    from genchess_core import Board
+    from genchess_core.searcher import Searcher
+    s = Searcher(1)
+    s.set_threads(2)
+    high = (1 << 40) | (1 << 63) | FEATURE_NAMES["null_verify"]
+    s.features = ALL_FEATURES | high
+    assert s.features == ALL_FEATURES | high
+    board = Board("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1")
+    assert s.search(board, max_depth=3, mate=1)["lines"][0][1][0] == "a1a8"
+    assert s.features == ALL_FEATURES | high
+
+
 # --------------------------------------------------------------------------- budget mode
 
 @pytest.mark.parametrize("limits", [{"nodes": 20_000}, {"movetime": 300}, {"wtime": 5000, "btime": 5000}],
