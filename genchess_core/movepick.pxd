@@ -7,7 +7,7 @@
 from genchess_core.types cimport *
 from genchess_core.search cimport (SearchState, SearchParams, mvv_lva, captured_kind, PIECE_ORDER_VALUE,
                                    MVV_VICTIM_WEIGHT, MVV_PROMO_WEIGHT, USE_VALUE_ORDERING,
-                                   USE_CONT_HISTORY, USE_CAPTURE_HISTORY)
+                                   USE_CONT_HISTORY, USE_CAPTURE_HISTORY, USE_CONT_HISTORY_PLIES)
 from genchess_core.evaluate cimport quiet_order_phase, quiet_order
 from genchess_core.see cimport see
 
@@ -47,15 +47,17 @@ cdef inline void order_by_value(SearchState* s, const Move* moves, int* scores, 
 
 
 cdef inline int quiet_stat(SearchState* s, int piece, int to, const int* cont1,
-                           const int* cont2) noexcept nogil:
+                           const int* cont2, const int* cont4) noexcept nogil:
     """What the statistics say of a quiet move: its history and (continuation
-    history) how it fared after the same last move and the one before, each
-    within +-HISTORY_LIMIT."""
+    history) how it fared after the same last move, the one before and (where
+    given, a trial) the one four plies back, each within +-HISTORY_LIMIT."""
     cdef int stat = s.history[piece][to]
     if cont1 != NULL:
         stat += cont1[piece * 64 + to]
     if cont2 != NULL:
         stat += cont2[piece * 64 + to]
+    if cont4 != NULL:
+        stat += cont4[piece * 64 + to]
     return stat
 
 
@@ -81,9 +83,14 @@ cdef inline int capture_order(SearchState* s, Move m) noexcept nogil:
 
 
 cdef inline void order_moves(SearchState* s, const Move* moves, int* scores, int n, Move hash_move,
-                      int ply, Move countermove, const int* cont1, const int* cont2) noexcept nogil:
-    cdef int i, flags, own_order_phase
+                      int ply, Move countermove, const int* cont1, const int* cont2,
+                      const int* cont4) noexcept nogil:
+    cdef int i, flags, own_order_phase, piece
     cdef bint by_capture_history = s.features & USE_CAPTURE_HISTORY
+    # The trial behind USE_CONT_HISTORY_PLIES weighs the last move's continuation
+    # history cont_history1_weight percent: this much more than its one share.
+    cdef int cont1_extra = (s.sp.cont_history1_weight - 100
+                            if s.features & USE_CONT_HISTORY_PLIES and cont1 != NULL else 0)
     cdef Move m
     if s.features & USE_VALUE_ORDERING:
         order_by_value(s, moves, scores, n)
@@ -111,7 +118,14 @@ cdef inline void order_moves(SearchState* s, const Move* moves, int* scores, int
             # after the same last move and the one before (piece and square).
             # (search-elo.md step 7, with the gravity update of the history: +44 Elo,
             # SPRT [0,10] 10+0.1, 712 games)
-            scores[i] = quiet_stat(s, s.pos.board[move_from(m)], move_to(m), cont1, cont2)
+            # A trial (USE_CONT_HISTORY_PLIES): the row of the last move counts
+            # cont_history1_weight percent (Stockfish weighed it twice from 2021 to
+            # 2024), and the row of the move four plies back, the side to move's own
+            # before its last, counts too (cont4), as in Stockfish and Weiss.
+            piece = s.pos.board[move_from(m)]
+            scores[i] = quiet_stat(s, piece, move_to(m), cont1, cont2, cont4)
+            if cont1_extra:
+                scores[i] += cont1[piece * 64 + move_to(m)] * cont1_extra // 100
 
 
 cdef inline void demote_losing_captures(SearchState* s, const Move* moves, int* scores, int n,
@@ -156,7 +170,8 @@ cdef inline void gravity(int* score, int bonus) noexcept nogil:
     score[0] += bonus - score[0] * (bonus if bonus > 0 else -bonus) // HISTORY_LIMIT
 
 
-cdef inline void add_history(SearchState* s, Move m, int bonus, int* cont1, int* cont2) noexcept nogil:
+cdef inline void add_history(SearchState* s, Move m, int bonus, int* cont1, int* cont2,
+                             int* cont4) noexcept nogil:
     """Add to a quiet move's history and to its continuation histories (where given)."""
     cdef int pc = s.pos.board[move_from(m)]
     gravity(&s.history[pc][move_to(m)], bonus)
@@ -164,6 +179,8 @@ cdef inline void add_history(SearchState* s, Move m, int bonus, int* cont1, int*
         gravity(&cont1[pc * 64 + move_to(m)], bonus)
     if cont2 != NULL:
         gravity(&cont2[pc * 64 + move_to(m)], bonus)
+    if cont4 != NULL:
+        gravity(&cont4[pc * 64 + move_to(m)], bonus)
 
 
 cdef inline int* continuation(SearchState* s, int ply, int back) noexcept nogil:
@@ -174,11 +191,21 @@ cdef inline int* continuation(SearchState* s, int ply, int back) noexcept nogil:
     return &s.cont_history[s.played_piece[ply - back]][move_to(s.played[ply - back])][0][0]
 
 
-cdef inline void reward_quiet(SearchState* s, Move m, int depth, int ply, int* cont1, int* cont2) noexcept nogil:
+cdef inline int* continuation4(SearchState* s, int ply, bint checked) noexcept nogil:
+    """The trial's (USE_CONT_HISTORY_PLIES) row four plies back, in the one table that
+    holds the rows one and two plies back, as Stockfish keeps its rows (no memory more);
+    NULL with the trial off, and in check, where Stockfish teaches only its first two."""
+    if not (s.features & USE_CONT_HISTORY_PLIES) or checked:
+        return NULL
+    return continuation(s, ply, 4)
+
+
+cdef inline void reward_quiet(SearchState* s, Move m, int depth, int ply, int* cont1, int* cont2,
+                              int* cont4) noexcept nogil:
     if s.killers[ply][0] != m:
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = m
-    add_history(s, m, history_bonus(&s.sp, depth), cont1, cont2)
+    add_history(s, m, history_bonus(&s.sp, depth), cont1, cont2, cont4)
 
 
 cdef inline void reward_captures(SearchState* s, Move best, int depth, const Move* tried,

@@ -67,6 +67,15 @@ cdef enum:
     USE_VALUE_ORDERING = 512
     KENDALL_WHITWELL = USE_ALPHABETA | USE_QUIESCENCE | USE_TT | USE_VALUE_ORDERING
 
+# Trials from bit 32 on (the enum's comment above says why they are declared here).
+cdef extern from *:
+    """
+    #define GC_USE_CONT_HISTORY_PLIES (1ULL << 33)
+    """
+    # the continuation history one ply back weighted on its own (cont_history1_weight) in
+    # the quiet moves' order, and one four plies back read and taught beside the two
+    const U64 USE_CONT_HISTORY_PLIES "GC_USE_CONT_HISTORY_PLIES"
+
 cdef enum:
     MATE_SCORE = 1000000000
     MATE_BOUND = 999999000      # |score| above this is a mate in (MATE_SCORE - |score|) plies
@@ -143,7 +152,8 @@ cdef struct SearchState:
     Move excluded[MAX_PLY]      # the move a singular-extension search leaves out at that ply
     int line_doubles[MAX_PLY]   # double extensions on the current line above each ply's node
     int static_evals[MAX_PLY]   # each ply's static evaluation on the current line (in check: none)
-    int cont_history[12][64][12][64]  # by the last move's piece and square, then this move's
+    int cont_history[12][64][12][64]  # by the piece and square of a move 1 or 2 plies back (or, a
+                                      # trial, 4), then this move's: one table for every distance
     int capture_history[12][64][5]  # by the capturing piece, its destination and the kind it takes
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]

@@ -23,7 +23,7 @@ from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_NON
                                BOUND_LOWER, BOUND_EXACT)
 from genchess_core.see cimport see, see_at_least
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, quiet_stat,
-                                     history_bonus, add_history, continuation, reward_quiet,
+                                     history_bonus, add_history, continuation, continuation4, reward_quiet,
                                      reward_captures, countermove_slot)
 from genchess_core.search_gene_table import SEARCH, genes_of
 
@@ -186,7 +186,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         best = stand_pat
         n = generate_legal(p, moves, GEN_CAPTURES)
     # Step Q5. Move loop, the table's move, then MVV-LVA.
-    order_moves(s, moves, scores, n, tt_move, ply, MOVE_NONE, NULL, NULL)
+    order_moves(s, moves, scores, n, tt_move, ply, MOVE_NONE, NULL, NULL, NULL)
     for i in range(n):
         pick_move(moves, scores, i, n)
         # Step Q6. SEE pruning: a capture that loses material on its square cannot
@@ -260,7 +260,7 @@ cdef int probcut(SearchState* s, int depth, int beta, int ply, int static_eval, 
     if see_threshold < -MATE_BOUND:
         see_threshold = -MATE_BOUND
     n = generate_legal(p, moves, GEN_CAPTURES)
-    order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL)
+    order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL, NULL)
     for i in range(n):
         m = pick_move(moves, scores, i, n)
         if not see_at_least(p, m, <int>see_threshold):
@@ -304,6 +304,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
     cdef int stat
     cdef Move excluded = s.excluded[ply]
     cdef int* cont2 = NULL
+    cdef int* cont4 = NULL
     cdef bint use_ab = s.features & USE_ALPHABETA
     cdef bint ordered = s.features & (USE_ORDERING | USE_VALUE_ORDERING)
     cdef Move m, best_move = MOVE_NONE, hash_move = MOVE_NONE, countermove = MOVE_NONE
@@ -482,15 +483,17 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         return -MATE_SCORE + ply if checked else DRAW_SCORE
     # Step 13. Move ordering: hash move, captures by MVV-LVA (or, a trial, by their
     # victim and capture history), killers, countermove (search-elo.md step 6), quiet
-    # moves by history and continuation history (search-elo.md step 7), captures
+    # moves by history and continuation history (search-elo.md step 7; a trial, Cont
+    # History Plies: the last move's weighed on its own, and one four plies back), captures
     # losing by SEE last (search-elo.md step 5).
     cont1 = continuation(s, ply, 1)
     cont2 = continuation(s, ply, 2)
+    cont4 = continuation4(s, ply, checked)
     counter_slot = countermove_slot(s, ply)
     if ordered:
         if s.features & USE_COUNTERMOVE and counter_slot != NULL:
             countermove = counter_slot[0]
-        order_moves(s, moves, scores, n, hash_move, ply, countermove, cont1, cont2)
+        order_moves(s, moves, scores, n, hash_move, ply, countermove, cont1, cont2, cont4)
         if s.features & USE_SEE_ORDERING and s.features & USE_ORDERING:
             demote_losing_captures(s, moves, scores, n, hash_move)
     # Step 14. Singular extension: when the hash move (a lower bound or exact, from a
@@ -584,7 +587,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 unmake_move(p, m, &u)
                 continue
             if (history_prune and m != s.killers[ply][0] and m != s.killers[ply][1] and m != countermove
-                    and quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2) < history_floor):
+                    and quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2, NULL) < history_floor):
                 s.history_prunes += 1
                 quiets_tried += 1
                 unmake_move(p, m, &u)
@@ -623,8 +626,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 # lmr_history_plies: the ordering only says which move comes first,
                 # not how sure it is.
                 # (search-elo.md step 10: +43 Elo, SPRT [0,10] 10+0.1, 752 games)
+                # The Cont History Plies trial's row four plies back counts here too, each
+                # row once (as Stockfish's statScore took its rows 1, 2 and 4 while its
+                # ordering weighed row 1 twice).
                 if s.features & USE_LMR_HISTORY:
-                    stat = quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2) // s.sp.lmr_history_step
+                    stat = quiet_stat(s, s.played_piece[ply], move_to(m), cont1, cont2, cont4) // s.sp.lmr_history_step
                     reduction -= (s.sp.lmr_history_plies if stat > s.sp.lmr_history_plies else
                                   -s.sp.lmr_history_plies if stat < -s.sp.lmr_history_plies else stat)
                 if reduction > depth - 1 - s.sp.lmr_min_plies_left:
@@ -653,7 +659,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                 update_pv(s, ply, m)
                 if alpha >= beta and use_ab:
                     if quiet:
-                        reward_quiet(s, m, depth, ply, cont1, cont2)
+                        reward_quiet(s, m, depth, ply, cont1, cont2, cont4)
                         # Countermove: this refutation of the opponent's last move
                         # is tried right after the killers the next time it comes.
                         # (search-elo.md step 6, with history malus and IIR: +62 Elo,
@@ -666,7 +672,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
                         # SPRT [0,10] 10+0.1, 522 games)
                         if s.features & USE_HISTORY_MALUS:
                             for j in range(n_tried_quiets):
-                                add_history(s, tried_quiets[j], -history_bonus(&s.sp, depth), cont1, cont2)
+                                add_history(s, tried_quiets[j], -history_bonus(&s.sp, depth), cont1, cont2,
+                                            cont4)
                     # Capture history (a trial behind USE_CAPTURE_HISTORY): the capture
                     # that cut gains, the captures tried before the cutoff lose.
                     if s.features & USE_CAPTURE_HISTORY:
@@ -721,7 +728,7 @@ cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int p
     if s.features & USE_TT:
         if tt_probe(s.tt, p.key, &entry):
             hash_move = entry.move
-    order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL)
+    order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL, NULL)
     best = -INFINITE_SCORE
     for i in range(n):
         m = pick_move(moves, scores, i, n)
@@ -738,7 +745,7 @@ cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int p
                 update_pv(s, ply, m)
                 if alpha >= beta:
                     if not (move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO)):
-                        reward_quiet(s, m, 1, ply, NULL, NULL)
+                        reward_quiet(s, m, 1, ply, NULL, NULL, NULL)
                     break
     if s.features & USE_TT:
         tt_store(s.tt, p.key, 0, BOUND_UPPER, 0, s.pv[ply][ply] if s.pv_len[ply] > ply else MOVE_NONE)

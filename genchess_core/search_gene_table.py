@@ -111,6 +111,10 @@ GENES = (
     Gene("capture_history_mvv", 2048, 256, 8192, 256, SEARCH, "step 13, capture history (a trial "
          "behind the Capture History option): a capture is ordered by this times its victim's "
          "worth in pawns (the ordering's table), plus its capture history (within +-16384)"),
+    Gene("cont_history1_weight", 200, 100, 400, 12, SEARCH, "step 13, continuation history by plies "
+         "(a trial behind the Cont History Plies option): a quiet move's continuation history "
+         "after the last move counts this many percent in its order (its history and the other "
+         "continuation histories 100)"),
     Gene("time_min_moves", 8, 2, 30, 1, TIME, "the time manager never plans for fewer moves than "
          "this (unless the control ends sooner)"),
     Gene("time_growth", 200, 100, 400, 10, TIME, "a move's soft limit is its target time divided by "

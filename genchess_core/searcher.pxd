@@ -38,3 +38,5 @@ cdef class Searcher:
     cdef SearchState* unlimited(self, Board board)
     cdef int* capture_stat_of(self, Board board, str move) except NULL
     cdef int* history_of(self, Board board, str move) except NULL
+    cdef Board follow(self, Board board, line)
+    cdef int* continuation_of(self, Board board, line, int back) except NULL

@@ -20,7 +20,7 @@ from genchess_core.tt cimport (TTHit, TTEntry, tt_resize, tt_free, tt_clear, tt_
 from genchess_core.board cimport Board
 from genchess_core.search cimport *
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, capture_stat,
-                                     HISTORY_LIMIT)
+                                     continuation, continuation4, HISTORY_LIMIT)
 
 
 cdef int set_root_moves(SearchState* s, searchmoves) except -1:
@@ -108,6 +108,7 @@ FEATURE_NAMES = {
     "capture_history": USE_CAPTURE_HISTORY, "history_pruning": USE_HISTORY_PRUNING,
     "double_singular": USE_DOUBLE_SINGULAR, "rule50_scaling": USE_RULE50_SCALING,
     "null_verify": <U64>USE_NULL_VERIFY,   # a C enum is an int: its sign bit, unsigned
+    "cont_history_plies": USE_CONT_HISTORY_PLIES,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -353,21 +354,74 @@ cdef class Searcher:
         """The static evaluation of `board` from the side to move's view."""
         return evaluate(&board.pos, &self.s.params)
 
-    def ordered_moves(self, Board board):
-        """The legal moves of `board` (UCI) in the order this search's ordering
-        tries them, with no hash move or killers: what the features choose."""
+    def ordered_moves(self, Board board, line=()):
+        """The legal moves (UCI) of `board`, or of the node at the end of `line` (UCI
+        moves from `board`, as the search's line to it: its continuation histories
+        follow them), in the order this search's ordering tries them, with no hash
+        move, killers or countermove: what the features and statistics choose."""
+        cdef SearchState* s = self.s
         cdef Move moves[MAX_MOVES]
         cdef int scores[MAX_MOVES]
-        cdef int n, i
-        self.s.pos = board.pos
-        n = generate_legal(&self.s.pos, moves, GEN_ALL)
-        if self.s.features & (USE_ORDERING | USE_VALUE_ORDERING):
-            order_moves(self.s, moves, scores, n, MOVE_NONE, MAX_PLY - 1, MOVE_NONE, NULL, NULL)
-            if self.s.features & USE_SEE_ORDERING and self.s.features & USE_ORDERING:
-                demote_losing_captures(self.s, moves, scores, n, MOVE_NONE)
+        cdef int n, i, ply = len(line)
+        cdef Move killer0, killer1
+        self.follow(board, line)
+        n = generate_legal(&s.pos, moves, GEN_ALL)
+        if s.features & (USE_ORDERING | USE_VALUE_ORDERING):
+            killer0, killer1 = s.killers[ply][0], s.killers[ply][1]
+            s.killers[ply][0] = s.killers[ply][1] = MOVE_NONE
+            order_moves(s, moves, scores, n, MOVE_NONE, ply, MOVE_NONE, continuation(s, ply, 1),
+                        continuation(s, ply, 2), continuation4(s, ply, in_check(&s.pos)))
+            s.killers[ply][0], s.killers[ply][1] = killer0, killer1
+            if s.features & USE_SEE_ORDERING and s.features & USE_ORDERING:
+                demote_losing_captures(s, moves, scores, n, MOVE_NONE)
             for i in range(n):
                 pick_move(moves, scores, i, n)
-        return [move_to_uci(&self.s.pos, moves[i]) for i in range(n)]
+        return [move_to_uci(&s.pos, moves[i]) for i in range(n)]
+
+    cdef Board follow(self, Board board, line):
+        """Set the main thread's position to `board` after the UCI moves of `line`, each
+        recorded as the search records the moves of its line to a node (the move and
+        the piece that made it, per ply); the board at its end."""
+        cdef SearchState* s = self.s
+        cdef Board b = board.copy()
+        cdef Move m
+        cdef int ply
+        if len(line) >= MAX_PLY // 2:
+            raise ValueError(f"a line of {len(line)} moves is longer than the {MAX_PLY // 2 - 1} a test may give")
+        for ply, uci in enumerate(line):
+            m = b._parse(uci)
+            s.played[ply] = m
+            s.played_piece[ply] = b.pos.board[move_from(m)]
+            s.static_evals[ply] = -INFINITE_SCORE
+            s.line_doubles[ply] = 0
+            b._push(m)
+        s.pos = b.pos
+        return b
+
+    def continuation_history(self, Board board, line, int back):
+        """The main thread's continuation history of the last move of `line` (UCI moves
+        from `board`; the last a quiet move) after the move `back` plies before it: the
+        entry the search reads for that move at the end of such a line."""
+        return self.continuation_of(board, line, back)[0]
+
+    def set_continuation_history(self, Board board, line, int back, int value):
+        """Set it, within the histories' limit: for tests of the order it makes."""
+        if not -HISTORY_LIMIT <= value <= HISTORY_LIMIT:
+            raise ValueError(f"a continuation history lies within +-{HISTORY_LIMIT}, not {value}")
+        self.continuation_of(board, line, back)[0] = value
+
+    cdef int* continuation_of(self, Board board, line, int back) except NULL:
+        cdef Board b
+        cdef Move m
+        cdef int ply = len(line) - 1
+        if not 1 <= back <= ply:
+            raise ValueError(f"a line of {len(line)} moves has no move {back} plies before its last")
+        b = self.follow(board, line[:ply])
+        m = b._parse(line[ply])
+        if move_flags(m) & (FLAG_CAPTURE | FLAG_PROMO):
+            raise ValueError(f"{line[ply]} is no quiet move in {b.fen()}")
+        return &self.s.cont_history[self.s.played_piece[ply - back]][move_to(self.s.played[ply - back])][
+            b.pos.board[move_from(m)]][move_to(m)]
 
     def capture_history(self, Board board, str move):
         """The main thread's capture history of the capture `move` (UCI) in `board`;
@@ -452,20 +506,27 @@ cdef class Searcher:
             score = quiesce(s, alpha, beta, 0)
         return score, s.nodes
 
-    def null_window(self, Board board, int depth, int beta, int ply=0):
+    def null_window(self, Board board, int depth, int beta, int ply=0, line=()):
         """(score, nodes) of one null-window search (beta - 1, beta) of `board` to
         `depth`, as a node off the principal variation sees it `ply` plies below the
         root (steps such as singular extensions act only below it), no move known on
         the line above it, with this searcher's features and table: for tests of the
-        main search's prunings and extensions."""
+        main search's prunings and extensions. With a `line` (UCI moves from `board`)
+        instead of a ply: of the node at its end, the line's moves known (the
+        continuation histories follow them)."""
         cdef SearchState* s = self.unlimited(board)
         cdef int score, i
         if not 0 <= ply < MAX_PLY // 2:
             raise ValueError(f"null_window: ply {ply} is not from 0 to {MAX_PLY // 2 - 1}")
+        if line and ply:
+            raise ValueError("null_window: give a ply or a line, not both")
         for i in range(ply):
             s.played[i] = MOVE_NONE
             s.static_evals[i] = -INFINITE_SCORE
             s.line_doubles[i] = 0
+        if line:
+            self.follow(board, line)
+            ply = len(line)
         tt_new_search(&self.tt)
         with nogil:
             score = negamax(s, depth, beta - 1, beta, ply, True)

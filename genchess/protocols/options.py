@@ -64,6 +64,8 @@ TRIALS = {
     "Double Singular": FEATURE_NAMES["double_singular"],  # double and negative singular extensions
     "Rule50 Scaling": FEATURE_NAMES["rule50_scaling"],    # the evaluation shrinks as the 50-move clock runs
     "Null Verify": FEATURE_NAMES["null_verify"],          # a null move's cut verified without one (zugzwang)
+    "Cont History Plies": FEATURE_NAMES["cont_history_plies"],  # continuation history 1 ply back weighed
+                                                                # on its own, and 4 plies back
 }
 
 
