@@ -52,7 +52,7 @@ cdef enum:
     USE_NULL_VERIFY = 2147483648u    # a null move's cut verified by a search without one (zugzwang)
     # A C enum holds an int, so a bit from 32 on (`features` is 64 bits) is a 64-bit
     # constant instead, declared in a `cdef extern from *` block beside this enum:
-    #     #define GC_USE_NAME ((U64)1 << 32)      (in the block's C text)
+    #     #define GC_USE_NAME (1ULL << 32)      (in the block's C text: U64 is a Cython name, not C's)
     #     const U64 USE_NAME "GC_USE_NAME"
     # and every complement of bits is taken as ~<U64>(...), so that no high bit is lost.
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
