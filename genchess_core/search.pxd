@@ -71,10 +71,13 @@ cdef enum:
 cdef extern from *:
     """
     #define GC_USE_CONT_HISTORY_PLIES (1ULL << 33)
+    #define GC_USE_TT_BUCKETS (1ULL << 35)
     """
     # the continuation history one ply back weighted on its own (cont_history1_weight) in
     # the quiet moves' order, and one four plies back read and taught beside the two
     const U64 USE_CONT_HISTORY_PLIES "GC_USE_CONT_HISTORY_PLIES"
+    # the hash table read as buckets of four entries, replaced by depth and age (tt.pyx)
+    const U64 USE_TT_BUCKETS "GC_USE_TT_BUCKETS"
 
 cdef enum:
     MATE_SCORE = 1000000000

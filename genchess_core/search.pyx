@@ -80,6 +80,19 @@ cdef inline int score_from_tt(int score, int ply) noexcept nogil:
     return score
 
 
+cdef inline bint probe_table(SearchState* s, TTHit* hit) noexcept nogil:
+    """The hash table's entry for the node's position, in the layout the TT Buckets
+    trial sets: one entry per key, or a bucket of four (tt.pyx)."""
+    return tt_probe(s.tt, s.pos.key, hit, (s.features & USE_TT_BUCKETS) != 0)
+
+
+cdef inline void store_table(SearchState* s, int score, int bound, int depth, Move move) noexcept nogil:
+    """Store the node's entry, in the same layout; with buckets, an entry of another
+    position gives way by its depth less tt_age_weight plies per search of age."""
+    tt_store(s.tt, s.pos.key, score, bound, depth, move, (s.features & USE_TT_BUCKETS) != 0,
+             s.sp.tt_age_weight)
+
+
 cdef inline bint is_draw(const Position* p) noexcept nogil:
     """Draws inside the tree: any repetition (a second occurrence is enough to know
     the side can repeat), the fifty-move rule and dead positions."""
@@ -155,7 +168,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     # Step Q3. Transposition table (a trial behind USE_QS_TT): any entry was searched
     # at least as deep as quiescence, so a bound on the right side of the window cuts
     # here, as in the main search's step 6; its move is tried first.
-    if use_tt and tt_probe(s.tt, p.key, &entry):
+    if use_tt and probe_table(s, &entry):
         tt_move = entry.move
         tt_bound = entry.bound
         tt_score = score_from_tt(entry.score, ply)
@@ -179,7 +192,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
             stand_pat = tt_score
         if stand_pat >= beta:
             if use_tt and tt_bound == BOUND_NONE:
-                tt_store(s.tt, p.key, score_to_tt(stand_pat, ply), BOUND_LOWER, 0, MOVE_NONE)
+                store_table(s, score_to_tt(stand_pat, ply), BOUND_LOWER, 0, MOVE_NONE)
             return stand_pat
         if stand_pat > alpha:
             alpha = stand_pat
@@ -225,9 +238,9 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
     # search, whose own probes never take it for a score (only its move). An entry
     # of a deeper search for this position is kept, not overwritten.
     if use_tt and (tt_bound == BOUND_NONE or entry.depth <= 0) and best > -INFINITE_SCORE:
-        tt_store(s.tt, p.key, score_to_tt(best, ply),
-                 BOUND_LOWER if best >= beta else (BOUND_EXACT if best > orig_alpha else BOUND_UPPER),
-                 0, best_move)
+        store_table(s, score_to_tt(best, ply),
+                    BOUND_LOWER if best >= beta else (BOUND_EXACT if best > orig_alpha else BOUND_UPPER),
+                    0, best_move)
     return best
 
 
@@ -276,7 +289,7 @@ cdef int probcut(SearchState* s, int depth, int beta, int ply, int static_eval, 
             return 0
         if score >= probcut_beta:
             if s.features & USE_TT:
-                tt_store(s.tt, p.key, score_to_tt(score, ply), BOUND_LOWER, reduced + 1, m)
+                store_table(s, score_to_tt(score, ply), BOUND_LOWER, reduced + 1, m)
             return score
     return -INFINITE_SCORE
 
@@ -348,7 +361,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
 
     # Step 6. Transposition table lookup. (search-elo.md step 0)
     if s.features & USE_TT:
-        if tt_probe(s.tt, p.key, &entry):
+        if probe_table(s, &entry):
             hash_move = entry.move
             tt_depth = entry.depth
             tt_bound = entry.bound
@@ -697,7 +710,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
             bound = BOUND_EXACT
         else:
             bound = BOUND_UPPER
-        tt_store(s.tt, p.key, score_to_tt(best, ply), bound, depth, best_move)
+        store_table(s, score_to_tt(best, ply), bound, depth, best_move)
     return best
 
 
@@ -726,7 +739,7 @@ cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int p
     if n == 0:
         return -MATE_SCORE + ply if in_check(p) else DRAW_SCORE
     if s.features & USE_TT:
-        if tt_probe(s.tt, p.key, &entry):
+        if probe_table(s, &entry):
             hash_move = entry.move
     order_moves(s, moves, scores, n, hash_move, ply, MOVE_NONE, NULL, NULL, NULL)
     best = -INFINITE_SCORE
@@ -748,7 +761,7 @@ cdef int budget_search(SearchState* s, int alpha, int beta, double budget, int p
                         reward_quiet(s, m, 1, ply, NULL, NULL, NULL)
                     break
     if s.features & USE_TT:
-        tt_store(s.tt, p.key, 0, BOUND_UPPER, 0, s.pv[ply][ply] if s.pv_len[ply] > ply else MOVE_NONE)
+        store_table(s, 0, BOUND_UPPER, 0, s.pv[ply][ply] if s.pv_len[ply] > ply else MOVE_NONE)
     return best
 
 

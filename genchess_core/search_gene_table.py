@@ -115,6 +115,9 @@ GENES = (
          "(a trial behind the Cont History Plies option): a quiet move's continuation history "
          "after the last move counts this many percent in its order (its history and the other "
          "continuation histories 100)"),
+    Gene("tt_age_weight", 8, 0, 32, 1, SEARCH, "the hash table's buckets (a trial behind the TT "
+         "Buckets option): an entry's worth when another position needs its place is its depth "
+         "less this many plies per search since it was written (Stockfish 8, Ethereal 4)"),
     Gene("time_min_moves", 8, 2, 30, 1, TIME, "the time manager never plans for fewer moves than "
          "this (unless the control ends sooner)"),
     Gene("time_growth", 200, 100, 400, 10, TIME, "a move's soft limit is its target time divided by "

@@ -109,6 +109,7 @@ FEATURE_NAMES = {
     "double_singular": USE_DOUBLE_SINGULAR, "rule50_scaling": USE_RULE50_SCALING,
     "null_verify": <U64>USE_NULL_VERIFY,   # a C enum is an int: its sign bit, unsigned
     "cont_history_plies": USE_CONT_HISTORY_PLIES,
+    "tt_buckets": USE_TT_BUCKETS,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -471,10 +472,35 @@ cdef class Searcher:
 
     def probe(self, Board board):
         """(score, move as UCI or None, depth, bound) of `board`'s hash entry, or None."""
-        cdef TTHit hit
-        if not tt_probe(&self.tt, board.pos.key, &hit):
+        found = self.probe_key(board.pos.key)
+        if found is None:
             return None
-        return hit.score, move_to_uci(&board.pos, hit.move) if hit.move else None, hit.depth, hit.bound
+        score, move, depth, bound = found
+        return score, move_to_uci(&board.pos, move) if move else None, depth, bound
+
+    def probe_key(self, U64 key):
+        """(score, raw move, depth, bound) of the hash entry for `key`, or None, read in
+        the layout this searcher's features set (the TT Buckets trial): for tests of
+        keys chosen to share a slot or a bucket."""
+        cdef TTHit hit
+        if not tt_probe(&self.tt, key, &hit, (self.s.features & USE_TT_BUCKETS) != 0):
+            return None
+        return hit.score, hit.move, hit.depth, hit.bound
+
+    @property
+    def hash_entries(self):
+        """How many entries the hash table holds (a power of two, whole buckets)."""
+        return self.tt.mask + 1
+
+    @property
+    def hash_alignment(self):
+        """The hash table's address modulo 64: 0 when each bucket is one cache line."""
+        return <size_t>self.tt.entries % 64
+
+    def new_table_search(self):
+        """Age the hash table by one search, as each search() does: for tests of
+        replacement by age."""
+        tt_new_search(&self.tt)
 
     def tear_entry_for_tests(self, Board board, Board other):
         """Make `board`'s slot look written by two threads at once: the check word of
@@ -538,9 +564,15 @@ cdef class Searcher:
         table's depth rule. `move` is a raw 16-bit code (types.pxd), stored unchecked:
         tests plant an illegal move, or another position's, under the right key, as
         a torn write that passed the table's check would leave it."""
+        self.store_key(board.pos.key, score, depth, move, bound)
+
+    def store_key(self, U64 key, int score, int depth, int move=MOVE_NONE, int bound=BOUND_EXACT):
+        """Store as store() does, under a raw key, in the layout this searcher's features
+        set (the TT Buckets trial): for tests of keys chosen to share a slot or a bucket."""
         if not 0 <= move <= 0xFFFF or bound not in (BOUND_UPPER, BOUND_LOWER, BOUND_EXACT):
             raise ValueError(f"store: move {move} or bound {bound} out of range")
-        tt_store(&self.tt, board.pos.key, score, bound, depth, <Move>move)
+        tt_store(&self.tt, key, score, bound, depth, <Move>move, (self.s.features & USE_TT_BUCKETS) != 0,
+                 self.s.sp.tt_age_weight)
 
     def search(self, Board board, int max_depth=MAX_PLY - 2, U64 node_limit=0,
                soft_time=None, hard_time=None, searchmoves=None, int multipv=1,

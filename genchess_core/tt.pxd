@@ -1,9 +1,14 @@
 # Transposition table: a malloc'd power-of-two array of 16-byte entries, shared
-# without locks by every thread of a search (Lazy SMP).
+# without locks by every thread of a search (Lazy SMP). Read as one entry per key
+# (`key & mask`) or, with `buckets` (the TT Buckets trial), as buckets of
+# TT_BUCKET entries, a 64-byte cache line each, that a key may use any of.
 
 from libc.stdint cimport int32_t, uint8_t, int8_t, uint16_t, uint32_t
 from genchess_core.types cimport U64, Move
 from genchess_core.bitboard cimport gc_prefetch
+
+cdef enum:
+    TT_BUCKET = 4           # entries per bucket: 4 x 16 bytes, one cache line
 
 cdef enum:
     BOUND_NONE = 0
@@ -34,11 +39,13 @@ cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil
 cdef void tt_free(TT* tt) noexcept nogil
 cdef void tt_clear(TT* tt) noexcept nogil
 cdef void tt_new_search(TT* tt) noexcept nogil
-cdef bint tt_probe(TT* tt, U64 key, TTHit* hit) noexcept nogil
-cdef void tt_store(TT* tt, U64 key, int score, int bound, int depth, Move move) noexcept nogil
+cdef bint tt_probe(TT* tt, U64 key, TTHit* hit, bint buckets) noexcept nogil
+cdef void tt_store(TT* tt, U64 key, int score, int bound, int depth, Move move,
+                   bint buckets, int age_weight) noexcept nogil
 cdef int tt_hashfull(const TT* tt) noexcept nogil
 
 cdef inline void tt_prefetch(const TT* tt, U64 key) noexcept nogil:
     """Start loading key's slot into the cache: called right after a move is made,
-    the slot arrives while the child node does its first checks, before its probe."""
+    the slot arrives while the child node does its first checks, before its probe.
+    The slot's cache line is its whole bucket too (the table is 64-byte aligned)."""
     gc_prefetch(&tt.entries[key & tt.mask])

@@ -66,6 +66,7 @@ TRIALS = {
     "Null Verify": FEATURE_NAMES["null_verify"],          # a null move's cut verified without one (zugzwang)
     "Cont History Plies": FEATURE_NAMES["cont_history_plies"],  # continuation history 1 ply back weighed
                                                                 # on its own, and 4 plies back
+    "TT Buckets": FEATURE_NAMES["tt_buckets"],            # the hash table in buckets of four, aged
 }
 
 
