@@ -1,6 +1,8 @@
 # The position as a C struct, make/unmake with an undo record, Zobrist keys, FEN.
 
-from genchess_core.types cimport U64, Move, KEY_HISTORY, PAWN, FLAG_KING_CASTLE
+from genchess_core.types cimport (U64, Move, KEY_HISTORY, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+                                  FLAG_KING_CASTLE)
+from genchess_core.bitboard cimport popcount
 from libc.stdint cimport int8_t
 
 cdef struct Position:
@@ -77,3 +79,39 @@ cdef inline U64 pawn_structure_hash(const Position* p) noexcept nogil:
     pawn structure (the evaluations' pawn caches, the search's correction history):
     two multiplications, no key to keep up to date in make_move."""
     return (p.bb[PAWN] * <U64>0x9E3779B97F4A7C15) ^ (p.bb[6 + PAWN] * <U64>0xC2B2AE3D27D4EB4F)
+
+
+cdef inline U64 mix64(U64 x) noexcept nogil:
+    """Every bit of x spread over every bit of the result (MurmurHash3's finaliser), so
+    that the top bits of a key made of counts or of a few pieces' squares index a table
+    evenly: a multiplication alone carries a high input bit (a piece on the eighth
+    rank) into the top bits only."""
+    x ^= x >> 33
+    x *= <U64>0xFF51AFD7ED558CCD
+    x ^= x >> 33
+    x *= <U64>0xC4CEB9FE1A85EC53
+    x ^= x >> 33
+    return x
+
+
+cdef inline U64 material_hash(const Position* p) noexcept nogil:
+    """Both sides' piece counts, kings aside (pawns to queens, four bits each: no count
+    passes 10), mixed into 64 bits whose top bits index what is kept by material (the
+    search's correction history). Ten population counts at the node that wants it,
+    rather than a key kept up to date in make_move."""
+    cdef U64 counts = 0
+    cdef int piece
+    for piece in range(PAWN, KING):
+        counts = counts << 8 | <U64>popcount(p.bb[piece]) << 4 | <U64>popcount(p.bb[6 + piece])
+    return mix64(counts)
+
+
+cdef inline U64 non_pawn_hash(const Position* p, int colour) noexcept nogil:
+    """Where `colour`'s pieces other than pawns stand (its king with them, as in
+    Stockfish's non-pawn keys), mixed into 64 bits whose top bits index what is kept by
+    that structure (the search's correction history): each kind's bitboard by its own
+    odd constant, then mixed, with no key to keep up to date in make_move."""
+    cdef const U64* bb = &p.bb[colour * 6]
+    return mix64(bb[KNIGHT] * <U64>0x9E3779B97F4A7C15 ^ bb[BISHOP] * <U64>0xC2B2AE3D27D4EB4F
+                 ^ bb[ROOK] * <U64>0x165667B19E3779F9 ^ bb[QUEEN] * <U64>0xD6E8FEB86659FD93
+                 ^ bb[KING] * <U64>0xA0761D6478BD642F)

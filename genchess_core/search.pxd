@@ -70,9 +70,13 @@ cdef enum:
 # Trials from bit 32 on (the enum's comment above says why they are declared here).
 cdef extern from *:
     """
+    #define GC_USE_CORRECTION_HISTORY (1ULL << 32)
     #define GC_USE_CONT_HISTORY_PLIES (1ULL << 33)
     #define GC_USE_TT_BUCKETS (1ULL << 35)
     """
+    # the static evaluation the search reads corrected by what searches of positions
+    # with the same material and the same non-pawn pieces found it to miss
+    const U64 USE_CORRECTION_HISTORY "GC_USE_CORRECTION_HISTORY"
     # the continuation history one ply back weighted on its own (cont_history1_weight) in
     # the quiet moves' order, and one four plies back read and taught beside the two
     const U64 USE_CONT_HISTORY_PLIES "GC_USE_CONT_HISTORY_PLIES"
@@ -109,6 +113,14 @@ cdef enum:
     # Root moves' node counts by from | to << 6: a table needs no reordering when the
     # root moves are sorted; only the under-promotions share a promotion's slot.
     ROOT_NODE_SLOTS = 4096
+    # Correction history (a trial behind USE_CORRECTION_HISTORY): 2^this entries a table
+    CORRECTION_BITS = 14
+    CORRECTION_SIZE = 1 << CORRECTION_BITS
+    # Entries are kept in 1/this of an evaluation unit, so that a shallow search's small
+    # error still moves them (weight/256 of a tenth of a pawn is less than one unit);
+    # an update moves an entry weight/this of the error, which is error * weight grains
+    CORRECTION_GRAIN = 256
+    CORRECTION_ENTRY_MAX = 1 << 30  # an entry's bound stays an int whatever the genome's pawn
 
 
 # SearchParams, one int per gene of the search: made from the genes' one table
@@ -158,6 +170,12 @@ cdef struct SearchState:
     int cont_history[12][64][12][64]  # by the piece and square of a move 1 or 2 plies back (or, a
                                       # trial, 4), then this move's: one table for every distance
     int capture_history[12][64][5]  # by the capturing piece, its destination and the kind it takes
+    # Correction history, what the search found the static evaluation to miss (in grains,
+    # CORRECTION_GRAIN to an evaluation unit), by the side to move and a key: the piece
+    # counts of both sides (material),
+    # and for each colour the places of its pieces other than pawns (non_pawn[colour])
+    int correction_material[2][CORRECTION_SIZE]
+    int correction_non_pawn[2][2][CORRECTION_SIZE]
     Move pv[MAX_PLY][MAX_PLY]
     int pv_len[MAX_PLY]
 
@@ -196,6 +214,8 @@ cdef inline void check_limits(SearchState* s) noexcept nogil:
         s.stop = 1
 
 
+cdef int search_evaluate(SearchState* s) noexcept nogil
+cdef void correction_slots(SearchState* s, int** slots) noexcept nogil
 cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil
 cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint null_ok) noexcept nogil
 cdef int search_iteration(SearchState* s, int depth, int line, double budget,

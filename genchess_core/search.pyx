@@ -15,10 +15,11 @@ from libc.math cimport log
 
 from genchess_core.types cimport *
 from genchess_core.position cimport (Position, Undo, make_move, unmake_move, make_null,
-                                     unmake_null, in_check, repetition_count)
+                                     unmake_null, in_check, repetition_count, material_hash,
+                                     non_pawn_hash)
 from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insufficient_material,
                                     has_legal_move)
-from genchess_core.evaluate cimport evaluate, eval_prefetch
+from genchess_core.evaluate cimport evaluate, eval_prefetch, EVAL_LIMIT
 from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_NONE, BOUND_UPPER,
                                BOUND_LOWER, BOUND_EXACT)
 from genchess_core.see cimport see, see_at_least
@@ -110,22 +111,73 @@ cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
 
 
 
-cdef inline int search_evaluate(SearchState* s) noexcept nogil:
+cdef void correction_slots(SearchState* s, int** slots) noexcept nogil:
+    """The correction history's three entries for the node (a trial behind
+    USE_CORRECTION_HISTORY), all of the side to move: by material, and by where
+    White's and Black's pieces other than pawns stand. The keys are made here from the
+    bitboards (position.pxd), once per node that has a static evaluation, so that
+    make_move keeps no key it would rarely need."""
+    cdef const Position* p = &s.pos
+    slots[0] = &s.correction_material[p.side][material_hash(p) >> (64 - CORRECTION_BITS)]
+    slots[1] = &s.correction_non_pawn[0][p.side][non_pawn_hash(p, 0) >> (64 - CORRECTION_BITS)]
+    slots[2] = &s.correction_non_pawn[1][p.side][non_pawn_hash(p, 1) >> (64 - CORRECTION_BITS)]
+
+
+cdef inline long long correction_of(SearchState* s, int** slots) noexcept nogil:
+    """What the correction history adds to the static evaluation, in evaluation units:
+    its entries, each weighted (percent) by its search gene, the two non-pawn ones alike."""
+    return (<long long>s.sp.correction_material_weight * slots[0][0]
+            + <long long>s.sp.correction_non_pawn_weight * (<long long>slots[1][0] + slots[2][0])
+            ) // (100 * CORRECTION_GRAIN)
+
+
+cdef void learn_correction(SearchState* s, int error, int depth) noexcept nogil:
+    """The search found the node `error` better than the static evaluation it read
+    (corrected already): each of its entries moves min(depth + 1,
+    correction_max_weight) / 256 of the error, never past correction_limit (percent
+    of the genome's pawn). A deeper search is surer, so it moves them further (the
+    moving-average form of Ethereal's and older Stockfish's correction history). All
+    three move by the same step: the corrected evaluation of the node itself then
+    moves that share of the error times the sum of the weights."""
+    cdef int* slots[3]
+    cdef int i
+    cdef long long weight = depth + 1 if depth + 1 < s.sp.correction_max_weight else s.sp.correction_max_weight
+    cdef long long limit = <long long>s.sp.correction_limit * s.material_pawn * CORRECTION_GRAIN // 100
+    cdef long long step = <long long>error * weight, v     # weight/256 of it, in grains
+    if limit > CORRECTION_ENTRY_MAX:
+        limit = CORRECTION_ENTRY_MAX
+    correction_slots(s, slots)
+    for i in range(3):
+        v = slots[i][0] + step
+        slots[i][0] = <int>(limit if v > limit else -limit if v < -limit else v)
+
+
+cdef int search_evaluate(SearchState* s) noexcept nogil:
     """The static evaluation as the main search and quiescence read it. With the
     fifty-move trial (USE_RULE50_SCALING) it shrinks toward a draw as the halfmove
     clock runs, by (rule50_divisor - clock) / rule50_divisor, as Stockfish and
     Ethereal scale theirs: an edge that has made no capture or pawn move for fifty
     moves is worth less than the same edge with the clock at zero, and the search
-    then prefers the line that resets the clock. Only the search's view: `explain`
-    and the tuners read the evaluation itself. (The table stores scores by the key,
-    which does not hold the clock, as in those engines.)"""
+    then prefers the line that resets the clock. With the correction history trial
+    (USE_CORRECTION_HISTORY) it adds what searches of nodes with the same material and
+    the same non-pawn pieces found the evaluation to miss (negamax's step 19 teaches
+    it). Only the search's view: `explain` and the tuners read the evaluation itself.
+    (The table stores scores by the key, which does not hold the clock, as in those
+    engines.)"""
     cdef int score = evaluate(&s.pos, &s.params)
     cdef int clock
+    cdef int* slots[3]
+    cdef long long corrected
     if s.features & USE_RULE50_SCALING:
         # Quiescence's evasions can run the clock past 100; the divisor's floor (120)
         # keeps the factor positive all the same.
         clock = s.pos.halfmove if s.pos.halfmove < 100 else 100
         score = <int>(<long long>score * (s.sp.rule50_divisor - clock) // s.sp.rule50_divisor)
+    if s.features & USE_CORRECTION_HISTORY:
+        correction_slots(s, slots)
+        corrected = score + correction_of(s, slots)
+        score = <int>(EVAL_LIMIT if corrected > EVAL_LIMIT else -EVAL_LIMIT if corrected < -EVAL_LIMIT
+                      else corrected)
     return score
 
 
@@ -388,11 +440,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
 
     # Step 8. Static evaluation, only where one of the prunings below can act (the
     # genome's evaluation is the costliest thing in a node), or in every node out of
-    # check when the evaluation's trend (improving) is wanted two plies on. A
-    # singular-extension search at this ply keeps the entry its node made.
+    # check when the evaluation's trend (improving) is wanted two plies on or the
+    # search's score will correct it (step 19). A singular-extension search at this
+    # ply keeps the entry its node made. With the correction history trial the
+    # evaluation read here and by quiescence's stand pat is the corrected one
+    # (search_evaluate).
     static_eval = -INFINITE_SCORE
     if use_ab and not checked and excluded == MOVE_NONE and (
-            s.features & USE_IMPROVING or not pv_node and (
+            s.features & (USE_IMPROVING | USE_CORRECTION_HISTORY) or not pv_node and (
             (s.features & USE_RFP and depth <= s.sp.rfp_max_depth)
             or (s.features & USE_FUTILITY and depth <= s.sp.futility_max_depth)
             or (s.features & USE_NULL_MOVE and null_ok and depth >= s.sp.null_min_depth)
@@ -711,6 +766,23 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint n
         else:
             bound = BOUND_UPPER
         store_table(s, score_to_tt(best, ply), bound, depth, best_move)
+    # Correction history (a trial behind USE_CORRECTION_HISTORY): where the search's
+    # score says the static evaluation was wrong, the node's entries learn by how much
+    # (search_evaluate adds them), as Stockfish's and Ethereal's do after their table
+    # store. Not in check (no evaluation), not in a singular search (not this node's
+    # result), not from a mate score, not where the score is only a bound on the wrong
+    # side of the evaluation (a fail high below it says nothing of how far above it the
+    # node lies, nor a fail low above it of how far below), and not when a capture or a
+    # promotion raised the score: material won is the search's, not the evaluation's
+    # error. By material and by each side's non-pawn pieces rather than by pawns (the
+    # form dropped as search-elo.md step 14): a network's errors follow the pieces.
+    if (s.features & USE_CORRECTION_HISTORY and use_ab and excluded == MOVE_NONE and not checked
+            and s.static_evals[ply] > -INFINITE_SCORE and -MATE_BOUND < best < MATE_BOUND
+            and ((best >= beta and best > s.static_evals[ply])
+                 or (best <= orig_alpha and best < s.static_evals[ply])
+                 or orig_alpha < best < beta)
+            and not (best > orig_alpha and move_flags(best_move) & (FLAG_CAPTURE | FLAG_PROMO))):
+        learn_correction(s, best - s.static_evals[ply], depth)
     return best
 
 

@@ -98,6 +98,15 @@ GENES = (
     Gene("rule50_divisor", 200, 120, 1000, 25, SEARCH, "step 8 and step Q4, fifty-move scaling (a "
          "trial behind the Rule50 Scaling option): the search's static evaluation is scaled by "
          "(this - the halfmove clock) / this"),
+    Gene("correction_material_weight", 40, 0, 200, 8, SEARCH, "step 8, correction history (a trial "
+         "behind the Correction History option): the search's static evaluation adds this percent "
+         "of the material table's entry ..."),
+    Gene("correction_non_pawn_weight", 30, 0, 200, 8, SEARCH, "step 8: ... and this percent of each "
+         "side's non-pawn table's entry"),
+    Gene("correction_max_weight", 16, 2, 64, 2, SEARCH, "step 19, correction history: after a search "
+         "to depth d, each entry moves min(d + 1, this) / 256 of the error the search found ..."),
+    Gene("correction_limit", 200, 50, 800, 25, SEARCH, "step 19: ... and never past this, percent of "
+         "the genome's pawn"),
     Gene("delta_margin", 200, 50, 600, 15, SEARCH, "step Q7, delta pruning in quiescence: a capture "
          "must bring the node this near alpha, percent of a pawn"),
     Gene("aspiration_min_depth", 5, 2, 10, 1, SEARCH, "aspiration windows at the root from this "

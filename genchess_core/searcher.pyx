@@ -69,6 +69,7 @@ cdef int load_genome(Worker* w, dict packed, dict tunables, int pawn_value,
                      int material_pawn) except -1:
     make_params(&w.s.params, packed)
     set_search_params(w.s, tunables)
+    clear_corrections(w.s)          # they corrected the old genome's evaluation
     eval_caches_attach(&w.s.params, &w.caches)
     w.s.spec[0] = packed["spec_just_captured"]
     w.s.spec[1] = packed["spec_can_capture"]
@@ -110,12 +111,20 @@ FEATURE_NAMES = {
     "null_verify": <U64>USE_NULL_VERIFY,   # a C enum is an int: its sign bit, unsigned
     "cont_history_plies": USE_CONT_HISTORY_PLIES,
     "tt_buckets": USE_TT_BUCKETS,
+    "correction_history": USE_CORRECTION_HISTORY,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
+CORRECTION_UNIT = CORRECTION_GRAIN      # correction history entries per evaluation unit
 MATE_THRESHOLD = MATE_BOUND
 ALPHA_BETA_MODES = ("iterative", "budget", "minimax")   # what Searcher.search runs
+
+
+cdef void clear_corrections(SearchState* s) noexcept nogil:
+    """Forget the correction history (the Correction History trial's tables)."""
+    memset(s.correction_material, 0, sizeof(s.correction_material))
+    memset(s.correction_non_pawn, 0, sizeof(s.correction_non_pawn))
 
 
 cdef void clear_trial_counters(SearchState* s) noexcept nogil:
@@ -200,6 +209,7 @@ cdef class Searcher:
             memset(w.countermoves, 0, sizeof(w.countermoves))
             memset(w.cont_history, 0, sizeof(w.cont_history))
             memset(w.capture_history, 0, sizeof(w.capture_history))
+            clear_corrections(w)
 
     def set_genome(self, dict packed):
         """Load a genome's packed parameters (once per genome, not per search), with
@@ -469,6 +479,30 @@ cdef class Searcher:
                 lo = min(lo, table[j])
                 hi = max(hi, table[j])
         return lo, hi
+
+    def search_evaluation(self, Board board):
+        """The static evaluation of `board` as the main thread's search reads it (its
+        trials may scale or correct it; `evaluate` is the genome's own)."""
+        self.s.pos = board.pos
+        return search_evaluate(self.s)
+
+    def corrections(self, Board board):
+        """The main thread's correction history entries for `board`'s side to move:
+        (by material, by White's non-pawn pieces, by Black's), each in CORRECTION_UNIT
+        parts of an evaluation unit."""
+        cdef int* slots[3]
+        self.s.pos = board.pos
+        correction_slots(self.s, slots)
+        return slots[0][0], slots[1][0], slots[2][0]
+
+    def set_corrections(self, Board board, int material, int white, int black):
+        """Plant them: for tests of what the search reads and how it learns."""
+        cdef int* slots[3]
+        self.s.pos = board.pos
+        correction_slots(self.s, slots)
+        slots[0][0] = material
+        slots[1][0] = white
+        slots[2][0] = black
 
     def probe(self, Board board):
         """(score, move as UCI or None, depth, bound) of `board`'s hash entry, or None."""

@@ -67,6 +67,7 @@ TRIALS = {
     "Cont History Plies": FEATURE_NAMES["cont_history_plies"],  # continuation history 1 ply back weighed
                                                                 # on its own, and 4 plies back
     "TT Buckets": FEATURE_NAMES["tt_buckets"],            # the hash table in buckets of four, aged
+    "Correction History": FEATURE_NAMES["correction_history"],  # the evaluation corrected by material, pieces
 }
 
 
