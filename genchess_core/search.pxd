@@ -58,7 +58,8 @@ cdef enum:
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
                     | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
-    # What a mate search (`go mate`) turns off: prunings whose cut is a guess, not a proof.
+    # What a mate search (`go mate`) turns off: prunings whose cut is a guess, not a proof
+    # (and MATE_UNSOUND_HIGH's bits, below).
     MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT | USE_HISTORY_PRUNING | USE_DOUBLE_SINGULAR
     # Not in FEATURES_ALL: the Kendall-Whitwell players' ordering, which replaces
     # USE_ORDERING's (captures and promotions by the value gained under the genome's
@@ -72,7 +73,9 @@ cdef extern from *:
     """
     #define GC_USE_CORRECTION_HISTORY (1ULL << 32)
     #define GC_USE_CONT_HISTORY_PLIES (1ULL << 33)
+    #define GC_USE_SEE_PRUNING (1ULL << 34)
     #define GC_USE_TT_BUCKETS (1ULL << 35)
+    #define GC_MATE_UNSOUND_HIGH GC_USE_SEE_PRUNING
     """
     # the static evaluation the search reads corrected by what searches of positions
     # with the same material and the same non-pawn pieces found it to miss
@@ -80,8 +83,12 @@ cdef extern from *:
     # the continuation history one ply back weighted on its own (cont_history1_weight) in
     # the quiet moves' order, and one four plies back read and taught beside the two
     const U64 USE_CONT_HISTORY_PLIES "GC_USE_CONT_HISTORY_PLIES"
+    # near the leaves, captures and quiet moves that lose material by SEE are skipped
+    const U64 USE_SEE_PRUNING "GC_USE_SEE_PRUNING"
     # the hash table read as buckets of four entries, replaced by depth and age (tt.pyx)
     const U64 USE_TT_BUCKETS "GC_USE_TT_BUCKETS"
+    # MATE_UNSOUND's bits from 32 on: a mate search turns off MATE_UNSOUND | this
+    const U64 MATE_UNSOUND_HIGH "GC_MATE_UNSOUND_HIGH"
 
 cdef enum:
     MATE_SCORE = 1000000000
@@ -148,6 +155,7 @@ cdef struct SearchState:
     int mode
     int aspiration_researches   # root searches again after a fail, this search (for tests)
     U64 history_prunes          # quiet moves history pruning skipped, this search (for tests)
+    U64 see_prunes              # moves SEE pruning skipped, this search (for tests)
     U64 null_verifications      # null-move cuts verified by a search without one (for tests)
     U64 null_refuted            # ... and the verification refuted, this search (for tests)
     U64 double_extensions       # hash moves extended twice, this search (for tests)

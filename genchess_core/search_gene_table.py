@@ -85,6 +85,12 @@ GENES = (
     Gene("history_prune_margin", 2048, 256, 8192, 256, SEARCH, "step 16: ... a quiet move whose "
          "history and continuation histories add up to less than minus this per ply is skipped "
          "(each within +-16384)"),
+    Gene("see_prune_max_depth", 6, 1, 12, 1, SEARCH, "step 16, SEE pruning (a trial behind the SEE "
+         "Pruning option): this close to the leaves ..."),
+    Gene("see_capture_margin", 90, 20, 300, 8, SEARCH, "step 16: ... a capture is skipped if it "
+         "loses more than this per ply left by SEE, SEE's centipawns ..."),
+    Gene("see_quiet_margin", 25, 5, 100, 3, SEARCH, "step 16: ... and a quiet move if it loses more "
+         "than this times the plies left squared"),
     Gene("lmr_min_depth", 3, 2, 6, 1, SEARCH, "step 17, late-move reductions: from this depth on"),
     Gene("lmr_min_move", 3, 1, 8, 1, SEARCH, "step 17: for moves after this many"),
     Gene("lmr_base", 75, 0, 200, 8, SEARCH, "step 17: the table's base reduction, hundredths of a ply"),

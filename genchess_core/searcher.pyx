@@ -112,6 +112,7 @@ FEATURE_NAMES = {
     "cont_history_plies": USE_CONT_HISTORY_PLIES,
     "tt_buckets": USE_TT_BUCKETS,
     "correction_history": USE_CORRECTION_HISTORY,
+    "see_pruning": USE_SEE_PRUNING,
 }
 ALL_FEATURES = FEATURES_ALL
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
@@ -128,10 +129,11 @@ cdef void clear_corrections(SearchState* s) noexcept nogil:
 
 
 cdef void clear_trial_counters(SearchState* s) noexcept nogil:
-    """Zero the counters the trials' tests read (history prunes, null verifications,
+    """Zero the counters the trials' tests read (history and SEE prunes, null verifications,
     double and negative extensions): one place, so a new counter is reset wherever a
     search starts."""
     s.history_prunes = 0
+    s.see_prunes = 0
     s.null_verifications = 0
     s.null_refuted = 0
     s.double_extensions = 0
@@ -255,6 +257,11 @@ cdef class Searcher:
     def history_prunes(self):
         """How many quiet moves the main thread's last search skipped by history pruning."""
         return self.s.history_prunes
+
+    @property
+    def see_prunes(self):
+        """How many moves the main thread's last search skipped by SEE pruning."""
+        return self.s.see_prunes
 
     @property
     def null_verifications(self):
@@ -645,8 +652,10 @@ cdef class Searcher:
         # pruning: it skips quiet moves near the leaves by their statistics, and a mate
         # search ends at depth 2N + 1, so a quiet mating move it skips there is not
         # found by a deeper iteration; negative extensions (the Double Singular trial)
-        # search a hash move that may be the mating one a ply shallower.
-        cdef U64 wanted = 0 if mode == "minimax" else (features & ~<U64>MATE_UNSOUND if mate else features)
+        # search a hash move that may be the mating one a ply shallower. Nor is SEE
+        # pruning (a trial): a mate often starts with a sacrifice, which it skips.
+        cdef U64 wanted = 0 if mode == "minimax" else (
+            features & ~<U64>(MATE_UNSOUND | MATE_UNSOUND_HIGH) if mate else features)
         if wanted != features:
             self.features = wanted
             try:

@@ -5,16 +5,15 @@ per ply is skipped; a mate search turns it off; off, nothing changes."""
 
 from __future__ import annotations
 
-import chess
 import pytest
 
-from genchess.timeman import Limits
 from genchess_core import Board
 from genchess_core.search_gene_table import GENES
 from genchess_core.searcher import FEATURE_NAMES, Searcher
 
 from trial_helpers import (assert_a_mate_search_turns_it_off_and_proves_the_mate, assert_option_sets_the_bit,
-                           assert_two_threads_play_a_legal_move, trial_engine, trial_searcher)
+                           assert_two_threads_play_a_legal_move, trial_searcher)
+from trial_helpers import game_line as trial_game_line
 
 HISTORY_PRUNING = FEATURE_NAMES["history_pruning"]
 # The steps that would cut the test's node before the move loop or skip its late quiet
@@ -79,22 +78,9 @@ def test_the_hooks_refuse_a_capture_and_a_value_past_the_limit():
 
 
 def game_line(trial: bool):
-    """Eight moves of a game from MIDDLEGAME, each searched to depth 8 by the engine that
-    played the last (its statistics carried over, as in a game): its nodes, its moves
-    and the quiet moves the step skipped."""
-    e = trial_engine("History Pruning", trial)
-    moves, nodes, skipped = [], 0, 0
-    for _ in range(8):
-        e.set_position(MIDDLEGAME, moves)
-        result = e.search(Limits(depth=8))
-        moves.append(result.bestmove)
-        nodes += result.nodes
-        skipped += e.searcher.history_prunes
-    board = chess.Board(MIDDLEGAME)
-    for move in moves:
-        assert chess.Move.from_uci(move) in board.legal_moves
-        board.push_uci(move)
-    return nodes, moves, skipped
+    """Eight moves of a game from MIDDLEGAME: its nodes, its moves and the quiet moves
+    the step skipped."""
+    return trial_game_line("History Pruning", trial, MIDDLEGAME, 8, lambda s: s.history_prunes)
 
 
 def test_in_a_game_it_skips_moves_changes_the_tree_and_stays_deterministic():

@@ -4,11 +4,15 @@ Values: pawn 100, knight 320, bishop 330, rook 500, queen 900 (genchess_core/see
 Each case names the sequence that decides it.
 """
 
+import gzip
+import random
+from pathlib import Path
+
 import chess
 import pytest
 
 from genchess_core import Board
-from genchess_core.see import see_move
+from genchess_core.see import see_ge_moves, see_move, see_moves
 
 CASES = [
     # Rxe5: the pawn is undefended (the d8 rook guards the d-file, not e5).
@@ -59,3 +63,50 @@ def test_see_matches_the_hand_computed_exchange(fen, move, value):
 def test_illegal_moves_are_refused():
     with pytest.raises(ValueError):
         see_move(Board(), "e2e5")
+
+
+# ------------------------------------------------------------------- see_ge
+
+DATA = Path(__file__).resolve().parent.parent / "genchess" / "data"
+
+
+def sampled_positions() -> list[str]:
+    """Positions to hold see_ge to see() on: some of the self-play set's, the tactics set,
+    the hand cases above (promotions, en passant, x-rays) and positions of random games
+    whose moves favour captures and promotions (long exchanges, pawns on the last rank)."""
+    rng = random.Random(20261207)
+    with gzip.open(DATA / "positions.epd.gz", "rt") as f:
+        epd = [" ".join(line.split()[:4]) for line in f]
+    fens = [fen + " 0 1" for fen in rng.sample(epd, 300)]
+    with open(DATA / "tactics.epd") as f:
+        fens += [" ".join(line.split()[:4]) + " 0 1" for line in f if line.strip()]
+    fens += [fen for fen, _, _ in CASES]
+    for _ in range(60):
+        board = chess.Board()
+        for ply in range(rng.randint(20, 140)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            sharp = [m for m in moves if board.is_capture(m) or m.promotion]
+            board.push(rng.choice(sharp if sharp and rng.random() < 0.5 else moves))
+            if ply % 6 == 0:
+                fens.append(board.fen())
+    return fens
+
+
+def test_see_ge_answers_as_see_does_at_every_threshold_that_matters():
+    # For every legal move, the thresholds one either side of its SEE and at it (where an
+    # early exit that rounds the wrong way would show), and a few anywhere.
+    rng = random.Random(7)
+    checked = 0
+    for fen in sampled_positions():
+        board = Board(fen)
+        values = see_moves(board)
+        thresholds = {t for v in values.values() for t in (v - 1, v, v + 1)}
+        thresholds |= {rng.randint(-2000, 2000) for _ in range(3)}
+        for t in thresholds:
+            ge = see_ge_moves(board, t)
+            wrong = {u: v for u, v in values.items() if ge[u] != (v >= t)}
+            assert not wrong, f"{fen}: see_ge(t={t}) disagrees with see() on {wrong}"
+            checked += len(values)
+    assert checked > 100_000

@@ -45,6 +45,26 @@ def trial_engine(option: str, on: bool = True, threads: int = 1) -> Engine:
     return engine
 
 
+def game_line(option: str, on: bool, fen: str, n_moves: int, skipped_by) -> tuple[int, list[str], int]:
+    """`n_moves` moves of a game from `fen`, each searched to depth 8 by the engine that
+    played the last (its statistics carried over, as in a game), with the trial `option`
+    on or off: the nodes, the moves (each checked legal) and what skipped_by(searcher)
+    counted after each search, added up."""
+    engine = trial_engine(option, on)
+    moves, nodes, skipped = [], 0, 0
+    for _ in range(n_moves):
+        engine.set_position(fen, moves)
+        result = engine.search(Limits(depth=8))
+        moves.append(result.bestmove)
+        nodes += result.nodes
+        skipped += skipped_by(engine.searcher)
+    board = chess.Board(fen)
+    for move in moves:
+        assert chess.Move.from_uci(move) in board.legal_moves
+        board.push_uci(move)
+    return nodes, moves, skipped
+
+
 def assert_two_threads_play_a_legal_move(option: str, fen: str) -> None:
     engine = trial_engine(option, threads=2)
     engine.set_position(fen)

@@ -68,6 +68,7 @@ TRIALS = {
                                                                 # on its own, and 4 plies back
     "TT Buckets": FEATURE_NAMES["tt_buckets"],            # the hash table in buckets of four, aged
     "Correction History": FEATURE_NAMES["correction_history"],  # the evaluation corrected by material, pieces
+    "SEE Pruning": FEATURE_NAMES["see_pruning"],          # moves losing material by SEE skipped near the leaves
 }
 
 
