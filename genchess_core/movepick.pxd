@@ -9,7 +9,7 @@ from genchess_core.search cimport (SearchState, SearchParams, mvv_lva, captured_
                                    MVV_VICTIM_WEIGHT, MVV_PROMO_WEIGHT, USE_VALUE_ORDERING,
                                    USE_CONT_HISTORY, USE_CAPTURE_HISTORY, USE_CONT_HISTORY_PLIES)
 from genchess_core.evaluate cimport quiet_order_phase, quiet_order
-from genchess_core.see cimport see
+from genchess_core.see cimport see_ge
 
 cdef enum:
     # Step 13. Move ordering: the bands a move's score falls in, best first.
@@ -142,7 +142,7 @@ cdef inline void demote_losing_captures(SearchState* s, const Move* moves, int* 
         if (flags & FLAG_CAPTURE and not (flags & FLAG_PROMO) and m != hash_move
                 and PIECE_ORDER_VALUE[s.pos.board[move_from(m)] % 6]
                 > PIECE_ORDER_VALUE[captured_kind(&s.pos, m)]
-                and see(&s.pos, m) < 0):
+                and not see_ge(&s.pos, m, 0)):
             scores[i] += SCORE_LOSING_CAPTURE - SCORE_CAPTURE
 
 

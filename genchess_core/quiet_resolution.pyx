@@ -23,7 +23,7 @@ from genchess_core.search cimport (SearchState, quiesce, mvv_lva, MATE_BOUND, IN
                                    USE_QS_SEE, USE_QUIESCENCE)
 from genchess_core.searcher cimport Searcher
 from genchess_core.board cimport Board
-from genchess_core.see cimport see
+from genchess_core.see cimport see_ge
 
 # Resolution outcomes (status codes, in the order of RESOLUTION_STATUS).
 cdef enum:
@@ -85,7 +85,7 @@ cdef int walk_quiet(SearchState* s, int* score, int* plies, Move* line) noexcept
                     best = j
             m = moves[best]; moves[best] = moves[i]; moves[i] = m
             t = keys[best]; keys[best] = keys[i]; keys[i] = t
-            if not checked and s.features & USE_QS_SEE and see(p, m) < 0:
+            if not checked and s.features & USE_QS_SEE and not see_ge(p, m, 0):
                 continue
             make_move(p, m, &u)
             if -quiesce(s, -INFINITE_SCORE, INFINITE_SCORE, ply + 1) == target:

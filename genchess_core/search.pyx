@@ -22,7 +22,7 @@ from genchess_core.movegen cimport (generate_legal, GEN_ALL, GEN_CAPTURES, insuf
 from genchess_core.evaluate cimport evaluate, eval_prefetch, EVAL_LIMIT
 from genchess_core.tt cimport (TTHit, tt_probe, tt_prefetch, tt_store, BOUND_NONE, BOUND_UPPER,
                                BOUND_LOWER, BOUND_EXACT)
-from genchess_core.see cimport see, see_ge
+from genchess_core.see cimport see_ge
 from genchess_core.movepick cimport (order_moves, demote_losing_captures, pick_move, quiet_stat,
                                      history_bonus, add_history, continuation, continuation4, reward_quiet,
                                      reward_captures, countermove_slot, SCORE_KILLER)
@@ -258,7 +258,7 @@ cdef int quiesce(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
         # raise a stand-pat score, except through a tactic (a pin, a discovered
         # attack) that quiescence would not follow anyway. Never in check.
         # (search-elo.md step 1: +43 Elo, SPRT [0,10] 10+0.1, 811 games)
-        if not checked and s.features & USE_QS_SEE and see(p, moves[i]) < 0:
+        if not checked and s.features & USE_QS_SEE and not see_ge(p, moves[i], 0):
             continue
         # Step Q7. Delta pruning: a capture that would leave the side below alpha
         # even if it won its victim and delta_margin more cannot raise the
