@@ -15,7 +15,8 @@ from genchess_core import Board
 from genchess_core.search_gene_table import GENES
 from genchess_core.searcher import FEATURE_NAMES, Searcher
 
-from trial_helpers import (assert_option_sets_the_bit, assert_two_threads_play_a_legal_move, trial_engine,
+from trial_helpers import (assert_a_mate_search_keeps_it_and_proves_the_mate, assert_option_sets_the_bit,
+                           assert_two_threads_play_a_legal_move, trial_engine,
                            trial_searcher)
 
 CONT_HISTORY_PLIES = FEATURE_NAMES["cont_history_plies"]
@@ -158,11 +159,7 @@ def test_two_threads_with_the_trial_play_legal_moves():
 def test_a_mate_search_keeps_it_and_still_proves_the_mate():
     # Ordering and reductions only, sound for a proof: a mate search keeps the trial on.
     e = trial_engine("Cont History Plies")
-    seen = []
     e.set_position("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1")     # mate in 2: Ra6!
     result = e.search(Limits(mate=2))
     assert result.bestmove == "a1a6"
-    s = trial_searcher(CONT_HISTORY_PLIES)
-    s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,
-             on_iteration=lambda info: seen.append(s.features))
-    assert seen and all(features & CONT_HISTORY_PLIES for features in seen)
+    assert_a_mate_search_keeps_it_and_proves_the_mate(trial_searcher(CONT_HISTORY_PLIES), CONT_HISTORY_PLIES)

@@ -12,7 +12,7 @@ from genchess_core import Board
 from genchess_core.search_gene_table import GENES
 from genchess_core.searcher import CORRECTION_UNIT, FEATURE_NAMES
 
-from trial_helpers import (TRIAL_GENOME, assert_option_sets_the_bit,
+from trial_helpers import (TRIAL_GENOME, assert_a_mate_search_keeps_it_and_proves_the_mate, assert_option_sets_the_bit,
                            assert_two_threads_play_a_legal_move, trial_searcher)
 
 CORRECTION = FEATURE_NAMES["correction_history"]
@@ -147,12 +147,7 @@ def test_clear_and_a_new_genome_forget_the_entries():
 
 def test_a_mate_search_keeps_the_trial_and_proves_the_mate():
     # Sound for a proof (it moves no mate score), so not in MATE_UNSOUND.
-    s = trial_searcher(CORRECTION)
-    during = []
-    result = s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,    # mate in 2: Ra6!
-                      on_iteration=lambda info: during.append(s.features))
-    assert result["lines"][0][1][0] == "a1a6"
-    assert during and all(features & CORRECTION for features in during)
+    assert_a_mate_search_keeps_it_and_proves_the_mate(trial_searcher(CORRECTION), CORRECTION)
 
 
 def test_two_threads_with_the_trial_play_legal_moves():

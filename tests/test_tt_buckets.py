@@ -13,7 +13,8 @@ from genchess_core import Board
 from genchess_core.search_gene_table import GENES
 from genchess_core.searcher import FEATURE_NAMES, Searcher
 
-from trial_helpers import assert_option_sets_the_bit, assert_two_threads_play_a_legal_move, trial_searcher
+from trial_helpers import (assert_a_mate_search_keeps_it_and_proves_the_mate, assert_option_sets_the_bit,
+                           assert_two_threads_play_a_legal_move, trial_searcher)
 
 TT_BUCKETS = FEATURE_NAMES["tt_buckets"]
 BOUND_LOWER, BOUND_EXACT = 2, 3
@@ -164,12 +165,7 @@ def test_a_small_table_holds_more_of_a_search_in_buckets():
 
 def test_a_mate_search_keeps_the_trial_and_proves_the_mate():
     # Buckets change where an entry lives, not what a score proves: sound for `go mate`.
-    s = searcher(True)
-    during = []
-    result = s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,     # mate in 2: Ra6!
-                      on_iteration=lambda info: during.append(s.features))
-    assert result["lines"][0][1][0] == "a1a6"
-    assert during and all(features & TT_BUCKETS for features in during)
+    assert_a_mate_search_keeps_it_and_proves_the_mate(searcher(True), TT_BUCKETS)
 
 
 def test_two_threads_with_the_trial_play_legal_moves():

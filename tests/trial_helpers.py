@@ -72,13 +72,26 @@ def assert_two_threads_play_a_legal_move(option: str, fen: str) -> None:
     assert chess.Move.from_uci(result.bestmove) in chess.Board(fen).legal_moves
 
 
-def assert_a_mate_search_turns_it_off_and_proves_the_mate(bit: int) -> None:
-    """A mate search (a proof) runs without the trial behind `bit` (search.pxd's
-    MATE_UNSOUND), gives it back after, and still finds a quiet mate in two."""
-    s = trial_searcher(bit)
+def mate_search_features(s: Searcher) -> list[int]:
+    """Search a quiet mate in two (Ra6!) as a mate search (`go mate 2`) with `s`,
+    assert it is found, and return the features each iteration searched with."""
     during = []
     result = s.search(Board("kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"), mate=2,     # mate in 2: Ra6!
                       on_iteration=lambda info: during.append(s.features))
     assert result["lines"][0][1][0] == "a1a6"
-    assert during and not any(features & bit for features in during)
+    assert during
+    return during
+
+
+def assert_a_mate_search_turns_it_off_and_proves_the_mate(bit: int) -> None:
+    """A mate search (a proof) runs without the trial behind `bit` (search.pxd's
+    MATE_UNSOUND), gives it back after, and still finds a quiet mate in two."""
+    s = trial_searcher(bit)
+    assert not any(features & bit for features in mate_search_features(s))
     assert s.features & bit                     # given back after the search
+
+
+def assert_a_mate_search_keeps_it_and_proves_the_mate(s: Searcher, bit: int) -> None:
+    """A trial sound for a proof (not in MATE_UNSOUND) stays on through a mate search
+    with `s` (a searcher with the trial on), which still finds the mate."""
+    assert all(features & bit for features in mate_search_features(s))
