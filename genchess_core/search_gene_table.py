@@ -40,6 +40,11 @@ class Gene(NamedTuple):
     step: int
     part: str               # SEARCH or TIME: who reads it (and the key a genome packs it under)
     what: str               # what it sets, for the docs' table and the struct's comments
+    # The trial (genchess/protocols/options.py's TRIALS) whose step reads the gene, while
+    # that step waits for its SPRT; "" once the step is in FEATURES_ALL. A tune of every
+    # gene freezes a trial's genes (genchess/train/examples/tune-search-all.cfg): with its
+    # feature off in the tune's games they would move by chance alone.
+    trial: str = ""
 
 
 GENES = (
@@ -60,37 +65,37 @@ GENES = (
     Gene("null_deep_reduction", 3, 1, 6, 1, SEARCH, "step 11: ... this many"),
     Gene("null_verify_min_depth", 4, 1, 16, 1, SEARCH, "step 11a, the zugzwang guard (a trial "
          "behind the Null Verify option): from this depth on a null move's cut is verified by a "
-         "search R plies shallower without one"),
+         "search R plies shallower without one", trial="Null Verify"),
     Gene("singular_min_depth", 7, 4, 12, 1, SEARCH, "step 14, singular extensions: from this depth on"),
     Gene("singular_tt_gap", 3, 1, 6, 1, SEARCH, "step 14: where the hash move was searched at most "
          "this much shallower"),
-    Gene("singular_margin", 2, 1, 20, 1, SEARCH, "step 14: how much worse every other move must be, "
+    Gene("singular_margin", 2, 0, 20, 1, SEARCH, "step 14: how much worse every other move must be, "
          "per ply, percent of a pawn"),
-    Gene("singular_divisor", 2, 2, 4, 1, SEARCH, "step 14: the others are searched to (depth - 1) / this"),
+    Gene("singular_divisor", 2, 1, 4, 1, SEARCH, "step 14: the others are searched to (depth - 1) / this"),
     Gene("singular_double_margin", 20, 0, 100, 4, SEARCH, "step 14, double extensions (a trial behind "
          "the Double Singular option): away from the PV, a hash move whose others stay this much "
-         "below the singular margin, percent of a pawn, is extended twice ..."),
+         "below the singular margin, percent of a pawn, is extended twice ...", trial="Double Singular"),
     Gene("singular_double_max", 6, 1, 16, 1, SEARCH, "step 14: ... while fewer than this many moves "
-         "above the node on its line were"),
+         "above the node on its line were", trial="Double Singular"),
     Gene("probcut_min_depth", 5, 3, 10, 1, SEARCH, "step 11b, ProbCut (a trial behind the ProbCut "
-         "option): from this depth on"),
+         "option): from this depth on", trial="ProbCut"),
     Gene("probcut_margin", 100, 30, 300, 10, SEARCH, "step 11b: a capture must beat beta by this "
-         "much, percent of a pawn ..."),
+         "much, percent of a pawn ...", trial="ProbCut"),
     Gene("probcut_reduction", 3, 2, 6, 1, SEARCH, "step 11b: ... in a search this many plies "
-         "shallower (beyond the move itself)"),
+         "shallower (beyond the move itself)", trial="ProbCut"),
     Gene("lmp_max_depth", 3, 1, 8, 1, SEARCH, "step 16, late-move pruning: this close to the leaves"),
     Gene("lmp_base", 3, 1, 12, 1, SEARCH, "step 16: after this + depth^2 quiet moves"),
     Gene("history_prune_max_depth", 3, 1, 8, 1, SEARCH, "step 16, history pruning (a trial behind "
-         "the History Pruning option): this close to the leaves ..."),
+         "the History Pruning option): this close to the leaves ...", trial="History Pruning"),
     Gene("history_prune_margin", 2048, 256, 8192, 256, SEARCH, "step 16: ... a quiet move whose "
          "history and continuation histories add up to less than minus this per ply is skipped "
-         "(each within +-16384)"),
+         "(each within +-16384)", trial="History Pruning"),
     Gene("see_prune_max_depth", 6, 1, 12, 1, SEARCH, "step 16, SEE pruning (a trial behind the SEE "
-         "Pruning option): this close to the leaves ..."),
+         "Pruning option): this close to the leaves ...", trial="SEE Pruning"),
     Gene("see_capture_margin", 90, 20, 300, 8, SEARCH, "step 16: ... a capture is skipped if it "
-         "loses more than this per ply left by SEE, SEE's centipawns ..."),
+         "loses more than this per ply left by SEE, SEE's centipawns ...", trial="SEE Pruning"),
     Gene("see_quiet_margin", 25, 5, 100, 3, SEARCH, "step 16: ... and a quiet move if it loses more "
-         "than this times the plies left squared"),
+         "than this times the plies left squared", trial="SEE Pruning"),
     Gene("lmr_min_depth", 3, 2, 6, 1, SEARCH, "step 17, late-move reductions: from this depth on"),
     Gene("lmr_min_move", 3, 1, 8, 1, SEARCH, "step 17: for moves after this many"),
     Gene("lmr_base", 75, 0, 200, 8, SEARCH, "step 17: the table's base reduction, hundredths of a ply"),
@@ -103,16 +108,17 @@ GENES = (
          "plies ahead"),
     Gene("rule50_divisor", 200, 120, 1000, 25, SEARCH, "step 8 and step Q4, fifty-move scaling (a "
          "trial behind the Rule50 Scaling option): the search's static evaluation is scaled by "
-         "(this - the halfmove clock) / this"),
+         "(this - the halfmove clock) / this", trial="Rule50 Scaling"),
     Gene("correction_material_weight", 40, 0, 200, 8, SEARCH, "step 8, correction history (a trial "
          "behind the Correction History option): the search's static evaluation adds this percent "
-         "of the material table's entry ..."),
+         "of the material table's entry ...", trial="Correction History"),
     Gene("correction_non_pawn_weight", 30, 0, 200, 8, SEARCH, "step 8: ... and this percent of each "
-         "side's non-pawn table's entry"),
+         "side's non-pawn table's entry", trial="Correction History"),
     Gene("correction_max_weight", 16, 2, 64, 2, SEARCH, "step 19, correction history: after a search "
-         "to depth d, each entry moves min(d + 1, this) / 256 of the error the search found ..."),
+         "to depth d, each entry moves min(d + 1, this) / 256 of the error the search found ...",
+         trial="Correction History"),
     Gene("correction_limit", 200, 50, 800, 25, SEARCH, "step 19: ... and never past this, percent of "
-         "the genome's pawn"),
+         "the genome's pawn", trial="Correction History"),
     Gene("delta_margin", 200, 50, 600, 15, SEARCH, "step Q7, delta pruning in quiescence: a capture "
          "must bring the node this near alpha, percent of a pawn"),
     Gene("aspiration_min_depth", 5, 2, 10, 1, SEARCH, "aspiration windows at the root from this "
@@ -125,14 +131,16 @@ GENES = (
     Gene("history_bonus_max", 1600, 400, 4000, 100, SEARCH, "step 18: the most one cutoff adds"),
     Gene("capture_history_mvv", 2048, 256, 8192, 256, SEARCH, "step 13, capture history (a trial "
          "behind the Capture History option): a capture is ordered by this times its victim's "
-         "worth in pawns (the ordering's table), plus its capture history (within +-16384)"),
+         "worth in pawns (the ordering's table), plus its capture history (within +-16384)",
+         trial="Capture History"),
     Gene("cont_history1_weight", 200, 100, 400, 12, SEARCH, "step 13, continuation history by plies "
          "(a trial behind the Cont History Plies option): a quiet move's continuation history "
          "after the last move counts this many percent in its order (its history and the other "
-         "continuation histories 100)"),
+         "continuation histories 100)", trial="Cont History Plies"),
     Gene("tt_age_weight", 8, 0, 32, 1, SEARCH, "the hash table's buckets (a trial behind the TT "
          "Buckets option): an entry's worth when another position needs its place is its depth "
-         "less this many plies per search since it was written (Stockfish 8, Ethereal 4)"),
+         "less this many plies per search since it was written (Stockfish 8, Ethereal 4)",
+         trial="TT Buckets"),
     Gene("time_min_moves", 8, 2, 30, 1, TIME, "the time manager never plans for fewer moves than "
          "this (unless the control ends sooner)"),
     Gene("time_growth", 200, 100, 400, 10, TIME, "a move's soft limit is its target time divided by "
@@ -142,18 +150,21 @@ GENES = (
     # The soft limit scaled after each iteration (a trial behind the Time Scaling option,
     # timeman.SoftScaling): by the product of three factors, never past the hard limit.
     Gene("tm_stability_base", 130, 80, 250, 6, TIME, "time scaling: the soft limit's factor when the "
-         "best move has just changed (percent)"),
+         "best move has just changed (percent)", trial="Time Scaling"),
     Gene("tm_stability_step", 8, 0, 30, 2, TIME, "time scaling: ... less this much for each "
-         "iteration the best move has stayed the same (percent)"),
+         "iteration the best move has stayed the same (percent)", trial="Time Scaling"),
     Gene("tm_stability_max", 6, 1, 15, 1, TIME, "time scaling: ... counting at most this many "
-         "iterations"),
+         "iterations", trial="Time Scaling"),
     Gene("tm_nodes_base", 120, 100, 200, 5, TIME, "time scaling: the node factor is (this - the "
-         "best move's share of the root's nodes) ..., both in percent"),
-    Gene("tm_nodes_scale", 200, 50, 400, 10, TIME, "time scaling: ... times this (percent) ..."),
-    Gene("tm_nodes_min", 50, 20, 100, 4, TIME, "time scaling: ... and never below this (percent)"),
+         "best move's share of the root's nodes) ..., both in percent", trial="Time Scaling"),
+    Gene("tm_nodes_scale", 200, 50, 400, 10, TIME, "time scaling: ... times this (percent) ...",
+         trial="Time Scaling"),
+    Gene("tm_nodes_min", 50, 20, 100, 4, TIME, "time scaling: ... and never below this (percent)",
+         trial="Time Scaling"),
     Gene("tm_drop_scale", 60, 0, 200, 6, TIME, "time scaling: this many percent more time per pawn "
-         "the score fell below the mean of the two iterations before ..."),
-    Gene("tm_drop_max", 100, 0, 200, 8, TIME, "time scaling: ... and at most this many percent more"),
+         "the score fell below the mean of the two iterations before ...", trial="Time Scaling"),
+    Gene("tm_drop_max", 100, 0, 200, 8, TIME, "time scaling: ... and at most this many percent more",
+         trial="Time Scaling"),
 )
 
 GENERATED_PXI = "search_params.pxi"

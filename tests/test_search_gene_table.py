@@ -63,3 +63,36 @@ def test_the_docs_table_is_put_between_its_markers_and_only_there():
     assert with_docs_table(stale) == f"before\n{docs_table()}\nafter\n"
     with pytest.raises(ValueError, match="no '<!-- search genes"):
         with_docs_table("a page without the markers\n")
+
+
+def test_each_default_and_each_shipped_genomes_value_lies_strictly_inside_its_bounds():
+    # A tune starts where the default genome has a gene; at a bound, SPSA's minus side is
+    # clamped and the gene can move one way only (null_min_depth's tuned 2 sat on the old
+    # lower bound 2; the tuned singular_margin 1 sat on 1, singular_divisor's default 2
+    # on 2). Where a bound is the gene's own limit (a depth below 1 is quiescence) the
+    # value must stay off it too, or the gene cannot be tuned.
+    from genchess.genome import read_genomes
+    from genchess.genome.genome_file import GENOMES_DIR
+    for gene in GENES:
+        assert gene.lo < gene.default < gene.hi, gene.name
+    shipped = {path.name: read_genomes(path)[-1].search for path in sorted(GENOMES_DIR.glob("*.genome"))}
+    assert any(shipped.values())                    # the default genome sets some
+    table = {gene.name: gene for gene in GENES}
+    for name, search in shipped.items():
+        for gene_name, value in search.items():
+            gene = table[gene_name]
+            assert gene.lo < value < gene.hi, f"{name}: {gene_name} {value} on or outside {gene.lo} to {gene.hi}"
+
+
+def test_each_trials_genes_name_a_trial_waiting_for_its_sprt():
+    # A trial that passes leaves options.TRIALS: its genes' `trial` must then be cleared,
+    # so that the tune of every gene (tests/test_tune_search_all.py) tunes them.
+    from genchess.protocols.options import TRIALS
+    for gene in GENES:
+        assert gene.trial == "" or gene.trial in TRIALS, (
+            f"{gene.name}: its trial {gene.trial!r} is not among the options' TRIALS: clear it "
+            f"(the step is in FEATURES_ALL) and take the gene out of tune-search-all.cfg's freeze")
+        said = re.search(r"a trial behind the (.+?) option", gene.what)
+        if said:
+            assert gene.trial == said.group(1), gene.name
+    assert {gene.trial for gene in GENES} - {""} <= set(TRIALS)

@@ -16,7 +16,11 @@ The schedules are fishtest's, per number i over N iterations (k = 1 .. N):
 
 so that the last iteration perturbs by c_end and steps by r_end * c_end (per game
 point) whatever N is. A is a share of N (OpenBench's A ratio, 0.1 by default); alpha
-0.602 and gamma 0.101 are Spall's. Each number keeps to its bounds and may be frozen.
+0.602 and gamma 0.101 are Spall's. Each number keeps to its bounds and may be frozen. A
+whole number's perturbation never falls below half a unit (OpenBench's floor): below it,
+both sides could round to the same value and theta would walk on games that compare
+nothing. These are fishtest's and OpenBench's formulas term for term (fishtest's
+spsa_workflow.py, OpenBench's spsa_utils.py); docs/tune.md sets them side by side.
 
 The optimiser is plain data and pure functions apart from the loop that plays the
 games: ask() draws an iteration's coins and its two sides, tell() steps theta by
@@ -32,12 +36,14 @@ from dataclasses import asdict, dataclass, field
 ALPHA = 0.602
 GAMMA = 0.101
 A_RATIO = 0.1
+INTEGER_C_MIN = 0.5     # a whole number's smallest perturbation (OpenBench's floor)
 
 
 @dataclass(frozen=True)
 class SpsaParameter:
     """One number SPSA tunes: its start, bounds, perturbation and step at the end
-    (c_end in the number's own units; r_end the learning rate, as OpenBench's)."""
+    (c_end in the number's own units; r_end the learning rate, as OpenBench's). A whole
+    number (`integer`) is played rounded, so its perturbation keeps to INTEGER_C_MIN."""
     name: str
     start: float
     lo: float
@@ -45,6 +51,7 @@ class SpsaParameter:
     c_end: float
     r_end: float = 0.002
     frozen: bool = False
+    integer: bool = False
 
     def __post_init__(self):
         if not self.lo <= self.start <= self.hi:
@@ -67,7 +74,8 @@ class SpsaSchedule:
 
     def c_k(self, parameter: SpsaParameter, k: int) -> float:
         """The perturbation at iteration k (1-based)."""
-        return parameter.c_end * self.iterations ** self.gamma / k ** self.gamma
+        c = parameter.c_end * self.iterations ** self.gamma / k ** self.gamma
+        return max(c, INTEGER_C_MIN) if parameter.integer else c
 
     def a_k(self, parameter: SpsaParameter, k: int) -> float:
         a = parameter.r_end * parameter.c_end ** 2 * (self.big_a + self.iterations) ** self.alpha

@@ -32,6 +32,7 @@ from its start, so with fixed-node games a resumed run ends exactly as an uninte
 
 from __future__ import annotations
 
+import math
 import pickle
 import random
 from dataclasses import dataclass, field
@@ -185,8 +186,10 @@ def side_points(results: list[str]) -> int:
 
 
 def genome_with(start, numbers: list[Number], values, genome_id: int):
-    """`start` with the tuned numbers set to `values` (rounded where whole)."""
-    values = [round(v) if n.integer else float(v) for n, v in zip(numbers, values)]
+    """`start` with the tuned numbers set to `values` (rounded where whole, halves up:
+    Python's round() takes 2.5 and 1.5 both to 2, so theta 2 perturbed by SPSA's
+    smallest half a unit would play the same value on both sides)."""
+    values = [math.floor(v + 0.5) if n.integer else float(v) for n, v in zip(numbers, values)]
     genome = start.copy(genome_id)
     own = [(n, v) for n, v in zip(numbers, values) if not n.gene]
     if own:
@@ -244,7 +247,7 @@ class TuneTrainer(Run):
         cfg = self.config
         if cfg.optimiser == "spsa":
             parameters = [SpsaParameter(n.name, n.start, n.lo, n.hi, c_end=cfg.c_end * n.step,
-                                        r_end=cfg.r_end, frozen=n.name in self.frozen)
+                                        r_end=cfg.r_end, frozen=n.name in self.frozen, integer=n.integer)
                           for n in self.numbers]
             return Spsa(parameters, SpsaSchedule(cfg.generations, cfg.a_ratio, cfg.alpha, cfg.gamma),
                         seed=self.seed)
