@@ -216,7 +216,11 @@ class NetworkTrainer:
         self.epoch = 0
         self.history: list[EpochRecord] = []
         self.rng = np.random.default_rng(settings.seed)
-        self.threads = threads or available_cores()
+        # One thread unless asked: on this project's two-core machine, idle, two threads
+        # trained at 0.52 times one thread's speed (scripts/bench/bench_network_trainer.py,
+        # 2026-12-07: each minibatch ends with the threads waiting for each other), and
+        # under load at 0.96 times (docs/studies/network-trainer.md).
+        self.threads = threads or 1
         if kernels == "fast":
             self.kernels = FastKernels(train, held_out, labels, self.flips, settings, self.threads)
         else:

@@ -50,8 +50,8 @@ NETWORK_KEYS = [
     Key("output buckets", "int", "output layers by the pieces on the board: bucket (pieces - 2) / "
         f"ceil(32 / buckets), 1 to {MAX_BUCKETS} (8 as the field's networks)", "buckets", 1,
         hi=MAX_BUCKETS),
-    Key("threads", "int", "threads of the trainer's kernels (default: every core this process "
-        "may use; 1 trains faster when other work holds the cores)", "threads", 1),
+    Key("threads", "int", "threads of the trainer's kernels (default 1: on two cores, idle or "
+        "busy, one thread measured faster than two)", "threads", 1),
     Key("epochs", "int", "passes over the training part (before: generations)", "generations", 1),
     Key("learning rate", "float", "Adam's step", "learning_rate", 0),
     Key("batch size", "int", "positions a step", "batch_size", 1),
@@ -94,7 +94,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     flip_files: bool = DEFAULTS.flip_files
     psqt: bool = DEFAULTS.psqt
     chunks: int | None = None         # every set in the positions folder
-    threads: int | None = None        # every core the process may use
+    threads: int | None = None        # 1 (the trainer's default; see NetworkTrainer)
     validation: Path | None = None
     search_genes: Path | None = None  # None: the default genome's
     validation_games: int = 0
