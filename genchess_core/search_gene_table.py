@@ -200,8 +200,10 @@ def write_struct_pxi(directory: Path) -> bool:
 
 def docs_table() -> str:
     """The docs' table of every gene (docs/search-genes.md), between its two markers."""
-    rows = ["| gene | default | bounds | step | what it sets |", "|---|---:|---|---:|---|"]
-    rows += [f"| `{g.name}` | {g.default} | {g.lo} to {g.hi} | {g.step} | {g.what} |" for g in GENES]
+    rows = ["| gene | default | bounds | step | only with the option | what it sets |",
+            "|---|---:|---|---:|---|---|"]
+    rows += [f"| `{g.name}` | {g.default} | {g.lo} to {g.hi} | {g.step} | {g.trial} | {g.what} |"
+             for g in GENES]
     return "\n".join([DOCS_BEGIN, *rows, DOCS_END])
 
 

@@ -55,7 +55,8 @@ def test_the_docs_table_is_made_from_the_table():
                                   "python genchess_core/search_gene_table.py --docs docs/search-genes.md")
     assert page.count(DOCS_BEGIN) == page.count(DOCS_END) == 1
     for gene in GENES:
-        assert f"| `{gene.name}` | {gene.default} | {gene.lo} to {gene.hi} | {gene.step} | {gene.what} |" in page
+        assert (f"| `{gene.name}` | {gene.default} | {gene.lo} to {gene.hi} | {gene.step} | {gene.trial} "
+                f"| {gene.what} |") in page
 
 
 def test_the_docs_table_is_put_between_its_markers_and_only_there():
