@@ -88,4 +88,40 @@ static const char* gc_choose_fit_kernels(int allow_avx2) {
     return "baseline";
 }
 
+/* The threads of a minibatch (network_fit.pyx): one parallel region a minibatch, in
+   which each thread runs `part` with its number and the team's size, and waits for the
+   others at gc_fit_barrier only where a phase reads what another thread wrote. Each
+   wake-up of a waiting thread costs a system call and a scheduling (GenChess waits
+   passively: genchess_core/__init__.py), so the fewer regions and barriers a
+   minibatch, the less the second core loses to them. Without OpenMP, one thread. */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+typedef void (*gc_fit_part)(void* work, int thread, int threads);
+
+static void gc_fit_parallel(gc_fit_part part, void* work, int threads) {
+#ifdef _OPENMP
+    if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+        part(work, omp_get_thread_num(), omp_get_num_threads());
+        return;
+    }
+#endif
+    part(work, 0, 1);
+}
+
+static void gc_fit_barrier(void) {
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+}
+
+/* Ask for a cache line ahead of its use: the records of a shuffled minibatch are
+   scattered over the whole set, each one a miss that the decoding waits for. */
+#if defined(__GNUC__) || defined(__clang__)
+#define gc_fit_prefetch(address) __builtin_prefetch(address)
+#else
+#define gc_fit_prefetch(address) ((void)(address))
+#endif
+
 #endif

@@ -264,6 +264,13 @@ class NumpyKernels:
         return network.loss_and_gradient(part.us[rows], part.them[rows], part.side[rows],
                                          part.target[rows], part.k)
 
+    def train_batch(self, network: FloatNetwork, rows: np.ndarray, parameters, m, v, t: int,
+                    rate: float) -> float:
+        """The minibatch's gradient, then Adam's t-th step; its loss."""
+        loss, gradient = self.gradient(network, rows)
+        self.step(parameters, gradient, m, v, t, rate)
+        return loss
+
     def step(self, parameters, gradient: dict, m, v, t: int, rate: float) -> None:
         """Adam's step (optimise/adam.py's adam_move) on every array, then the limits; the
         arrays are those of the trainer's FlatArrays, changed in place."""

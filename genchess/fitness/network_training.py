@@ -4,8 +4,9 @@ a set kept as its packed records.
 The loop is written once, here: the epochs, the shuffled minibatches, the learning
 rate's schedule (optimise/schedules.py), Adam's moments (its arithmetic is
 optimise/adam.py's), the limits, the history and the saved state. What a
-minibatch costs is a pair of kernels the loop is given, with one interface (the
-minibatch's loss and gradient, Adam's step, the held-out evaluations):
+minibatch costs is a pair of kernels the loop is given, with one interface (a
+minibatch's gradient and Adam's step, together as train_batch or apart, the
+held-out evaluations):
 
 - FastKernels, genchess_core/network_fit.pyx: C on every core, the inputs decoded
   from the 32-byte records as each minibatch needs them, so fifty million positions
@@ -96,11 +97,15 @@ def available_cores() -> int:
 
 class FlatArrays:
     """Named arrays that are views of one vector, so that one pass (Adam's step) moves
-    them all."""
+    them all. The vector starts a cache line (64 bytes): the kernels' threads split each
+    row of the first layer at whole lines, so that no line is written by two of them."""
 
     def __init__(self, like: dict[str, np.ndarray]):
         dtype = next(iter(like.values())).dtype
-        self.vector = np.zeros(sum(a.size for a in like.values()), dtype=dtype)
+        size = sum(a.size for a in like.values())
+        raw = np.zeros(size + 64 // dtype.itemsize, dtype=dtype)
+        first = (-raw.ctypes.data % 64) // dtype.itemsize
+        self.vector = raw[first:first + size]
         self.arrays: dict[str, np.ndarray] = {}
         start = 0
         for name, array in like.items():
@@ -126,6 +131,7 @@ class FastKernels:
         self.squared = settings.activation == "screlu"
         self.k, self.wdl, self.threads = labels.k, labels.wdl, threads
         self.gradients: FlatArrays | None = None
+        self.limits: np.ndarray | None = None           # each array's, FlatArrays' order
 
     def _weights(self, network: FloatNetwork) -> list[np.ndarray]:
         psqt = network.psqt if network.psqt is not None else np.zeros(0, network.w1.dtype)
@@ -141,11 +147,17 @@ class FastKernels:
                                  self.squared, SCALE, self.k, self.wdl)
         return loss, self.gradients
 
-    def step(self, parameters: FlatArrays, gradient: FlatArrays, m: FlatArrays, v: FlatArrays,
-             t: int, rate: float) -> None:
-        limits = np.array([LIMITS[name] for name in parameters.arrays])
-        self.fit.adam_step(parameters.vector, gradient.vector, m.vector, v.vector, parameters.ends,
-                           limits, t, rate, self.threads)
+    def train_batch(self, network: FloatNetwork, rows: np.ndarray, parameters: FlatArrays, m: FlatArrays,
+                    v: FlatArrays, t: int, rate: float) -> float:
+        """The minibatch's gradient and Adam's t-th step in one call (one parallel
+        region), the network's arrays being `parameters`' views; the minibatch's loss."""
+        if self.gradients is None:
+            self.gradients = FlatArrays(network.arrays())
+        if self.limits is None:
+            self.limits = np.array([LIMITS[name] for name in parameters.arrays])
+        return self.fit.train_batch(self.workspace, self.records, self.flips, rows, parameters.vector,
+                                    self.gradients.vector, m.vector, v.vector, parameters.ends, self.limits,
+                                    t, rate, self.squared, SCALE, self.k, self.wdl)
 
     def held_out_cp(self, network: FloatNetwork) -> np.ndarray:
         return self.fit.evaluate(self.workspace, self.held_records, self.no_flips, self.held_rows,
@@ -244,10 +256,9 @@ class NetworkTrainer:
         bar = self._bar(epoch, len(order))
         for start in range(0, len(order), batch):
             rows = order[start:start + batch]
-            loss, gradient = self.kernels.gradient(self.network, rows)
-            losses.append(loss)
             self.t += 1
-            self.kernels.step(self.parameters, gradient, *self.moments, self.t, rate)
+            losses.append(self.kernels.train_batch(self.network, rows, self.parameters, *self.moments,
+                                                   self.t, rate))
             if bar is not None:
                 bar.update(len(rows))
         if bar is not None:
