@@ -43,7 +43,8 @@ cdef extern from "network_fit_kernels.h" nogil:
                               int squared) noexcept nogil
         void (*slope)(float* d, const float* w, float d_out, int hidden, int squared) noexcept nogil
         void (*scatter)(float* g_w1, float* g_b1, float* g_w2, const float* d, const float* act,
-                        float d_out, int hidden, const int16_t* inputs, int n, int j0, int j1) noexcept nogil
+                        float d_out, int hidden, const int16_t* inputs, int n, int j0, int j1,
+                        float* g_psqt, float psqt_slope) noexcept nogil
         void (*adam)(float* values, const float* gradient, float* m, float* v, Py_ssize_t n,
                      float beta1, float keep1, float beta2, float keep2, float unbias1,
                      float unbias2, float step, float epsilon, float top) noexcept nogil
@@ -54,7 +55,8 @@ cdef extern from "network_fit_kernels.h" nogil:
                                int squared) noexcept nogil
         void (*slope)(double* d, const double* w, double d_out, int hidden, int squared) noexcept nogil
         void (*scatter)(double* g_w1, double* g_b1, double* g_w2, const double* d, const double* act,
-                        double d_out, int hidden, const int16_t* inputs, int n, int j0, int j1) noexcept nogil
+                        double d_out, int hidden, const int16_t* inputs, int n, int j0, int j1,
+                        double* g_psqt, double psqt_slope) noexcept nogil
         void (*adam)(double* values, const double* gradient, double* m, double* v, Py_ssize_t n,
                      double beta1, double keep1, double beta2, double keep2, double unbias1,
                      double unbias2, double step, double epsilon, double top) noexcept nogil
@@ -288,52 +290,46 @@ cdef void forward_positions(Batch* job, const uint32_t* rows, Py_ssize_t p0, Py_
         forward_position(job, p, rows[p], kind)
 
 
-cdef void backward_units(Batch* job, Py_ssize_t count, int j0, int j1, real* kind) noexcept nogil:
+cdef void backward_units(Batch* job, Py_ssize_t count, int j0, int j1, real* g_psqt) noexcept nogil:
     """Add a block's positions, in their order, to the gradients of the hidden units
     j0 to j1 (a thread's): their columns of the first layer, their biases and their
-    output weights."""
+    output weights; and to g_psqt, the piece-square term's, unless it is NULL (one
+    thread's)."""
     cdef Buffers* ws = job.ws
     cdef Py_ssize_t p
     cdef int h = ws.hidden, c, b
-    cdef real d_out
+    cdef real d_out, half
     cdef real* d
     cdef real* a
     cdef real* g_w2
     for p in range(count):
         b = ws.bucket[p]
         d_out = <real>ws.d_out[p]
+        half = <real>0.5 * d_out
         for c in range(2):
             d = <real*>ws.slope + (2 * p + c) * h
             a = <real*>ws.act + (2 * p + c) * h
             g_w2 = <real*>job.g[W2] + b * 2 * h + c * h
             if real is float:
                 gc_fit_float.scatter(<float*>job.g[W1], <float*>job.g[B1], g_w2, d, a, d_out, h,
-                                     ws.inputs + (2 * p + c) * MAX_PIECES, ws.counts[p], j0, j1)
+                                     ws.inputs + (2 * p + c) * MAX_PIECES, ws.counts[p], j0, j1,
+                                     g_psqt, half if c == 0 else -half)
             else:
                 gc_fit_double.scatter(<double*>job.g[W1], <double*>job.g[B1], g_w2, d, a, d_out, h,
-                                      ws.inputs + (2 * p + c) * MAX_PIECES, ws.counts[p], j0, j1)
+                                      ws.inputs + (2 * p + c) * MAX_PIECES, ws.counts[p], j0, j1,
+                                      g_psqt, half if c == 0 else -half)
 
 
-cdef double backward_sums(Batch* job, Py_ssize_t count, real* kind) noexcept nogil:
-    """The gradients that sum over a block's positions alone (the output biases, the
-    piece-square term), in the positions' order; the sum of their losses."""
+cdef void backward_sums(Batch* job, Py_ssize_t count, real* g_b2) noexcept nogil:
+    """The output biases' gradient and job.loss, sums over a block's positions alone, in
+    their order (one running sum over the blocks, so that their size changes no number)."""
     cdef Buffers* ws = job.ws
     cdef Py_ssize_t p
-    cdef int c, i, index
-    cdef real d_out
-    cdef real* g_b2 = <real*>job.g[B2]
-    cdef real* g_psqt = <real*>job.g[PSQT]
-    cdef double total = 0
+    cdef double total = job.loss
     for p in range(count):
-        d_out = <real>ws.d_out[p]
-        g_b2[ws.bucket[p]] += d_out
+        g_b2[ws.bucket[p]] += <real>ws.d_out[p]
         total += ws.loss[p]
-        if g_psqt != NULL:
-            for c in range(2):
-                for i in range(ws.counts[p]):
-                    index = ws.inputs[(2 * p + c) * MAX_PIECES + i]
-                    g_psqt[index] += <real>0.5 * d_out if c == 0 else -(<real>0.5 * d_out)
-    return total
+    job.loss = total
 
 
 cdef void zero(real* values, Py_ssize_t n) noexcept nogil:
@@ -365,7 +361,8 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
     position's numbers its own. The backward pass splits the hidden units instead,
     whole cache lines of them a thread, each thread walking every position in order and
     adding into its own units' part of the gradients, which it zeroed itself; the last
-    thread also takes the sums over positions alone. Adam's step then moves what each
+    thread also takes the sums over positions alone (the piece-square term's in the
+    same walk). Adam's step then moves what each
     thread summed, so only one wait a block is needed: after its forward pass (and
     before the next block's, which reuses the workspace). No sum is split between
     threads, so the numbers are the same bit for bit whatever their number."""
@@ -373,6 +370,7 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
     cdef int h = ws.hidden, lanes = LINE // sizeof(real), width, j0, j1, c, b
     cdef Py_ssize_t start = 0, count, p, row
     cdef bint last = thread == threads - 1
+    cdef real* g_psqt = <real*>job.g[PSQT] if last else NULL     # its sums the last thread's
     width = ((h + lanes - 1) // lanes + threads - 1) // threads * lanes
     j0 = min(thread * width, h)
     j1 = min(j0 + width, h)
@@ -399,9 +397,9 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
                 job.cp[start + p] = ws.d_out[p]
         else:
             gc_fit_barrier()
-            backward_units(job, count, j0, j1, kind)
+            backward_units(job, count, j0, j1, g_psqt)
             if last:
-                job.loss += backward_sums(job, count, kind)
+                backward_sums(job, count, <real*>job.g[B2])
             if start + count < job.n:
                 gc_fit_barrier()
         start += count

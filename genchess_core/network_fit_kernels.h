@@ -55,7 +55,7 @@ typedef double gc_fit_vec_double __attribute__((vector_size(32), aligned(8)));
         void (*slope)(REAL_T* d, const REAL_T* w, REAL_T d_out, int hidden, int squared);           \
         void (*scatter)(REAL_T* g_w1, REAL_T* g_b1, REAL_T* g_w2, const REAL_T* d,                  \
                         const REAL_T* act, REAL_T d_out, int hidden, const int16_t* inputs, int n,  \
-                        int j0, int j1);                                                            \
+                        int j0, int j1, REAL_T* g_psqt, REAL_T psqt_slope);                         \
         void (*adam)(REAL_T* values, const REAL_T* gradient, REAL_T* m, REAL_T* v, ptrdiff_t n,     \
                      REAL_T beta1, REAL_T keep1, REAL_T beta2, REAL_T keep2, REAL_T unbias1,        \
                      REAL_T unbias2, REAL_T step, REAL_T epsilon, REAL_T top);                      \

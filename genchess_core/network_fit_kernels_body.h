@@ -82,10 +82,16 @@ KERNEL_TARGET static void KERNEL(slope)(REAL* d, const REAL* w, REAL d_out, int 
 
 /* Units j0 to j1 of the gradients of one perspective of one position: the columns of
    its inputs += d (four vectors of d held in registers at a time), b1 += d, the output
-   weights += d_out * act. */
+   weights += d_out * act; and, unless g_psqt is NULL, the piece-square term's entries
+   of its inputs += psqt_slope (here, not in a loop of its own, so that these scalar
+   additions run while the vectors' wait for memory). */
 KERNEL_TARGET static void KERNEL(scatter)(REAL* g_w1, REAL* g_b1, REAL* g_w2, const REAL* d,
                                           const REAL* act, REAL d_out, int hidden,
-                                          const int16_t* inputs, int n, int j0, int j1) {
+                                          const int16_t* inputs, int n, int j0, int j1,
+                                          REAL* g_psqt, REAL psqt_slope) {
+    if (g_psqt)
+        for (int i = 0; i < n; i++)
+            g_psqt[inputs[i]] += psqt_slope;
     for (int j = j0; j < j1; j++) {
         g_b1[j] += d[j];
         g_w2[j] += d_out * act[j];
