@@ -35,6 +35,7 @@ KERNEL_TARGET static void KERNEL(accumulate)(REAL* acc, const REAL* w1, const RE
     }
 }
 
+#ifndef GC_FIT_WIDE  /* its eight lanes are narrower than a wide vector */
 /* act = the activation of acc (clip to [0, 1], squared or not); the return value is
    act . w, summed in eight lanes (lane l holds the units j with j % 8 == l) whatever
    the vectors' width. */
@@ -61,6 +62,7 @@ KERNEL_TARGET static REAL KERNEL(activate_dot)(const REAL* acc, REAL* act, const
         lane[j % 8] += act[j] * w[j];
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
+#endif
 
 /* d, which holds the accumulators, becomes the loss's slope by them:
    d_out * w * act'(acc), act' 0 outside (0, 1). */
