@@ -12,12 +12,19 @@ ratio of the medians, the fast kernels on all threads and on one (their speed a 
 The positions are the first --count of the set (default: data/net1 if the clone has it,
 else the shipped sample), mentor labels, flip files off. Run it on an idle machine
 (scripts/README.md): a number from a loaded one is low and noisy.
+
+How the threads wait for each other (three times a minibatch) is OpenMP's, read
+when the kernels load: GenChess sets OMP_WAIT_POLICY=passive unless it is set
+(genchess_core/__init__.py); to compare, run the same command with GOMP_SPINCOUNT=N
+(spin N rounds before sleeping; GNU OpenMP) or OMP_WAIT_POLICY=active in its
+environment. The report names the setting it ran with.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -79,12 +86,13 @@ def main(argv=None) -> int:
         return 2
     labels = Labels("mentor", 1.0, 1.0)             # (K changes the numbers, not the work)
     threads = args.threads or available_cores()
+    # (with one thread asked, or one core, the last run is the second's: the dict keeps one)
     runs = {"numpy (the reference), 1 core": lambda: NetworkTrainer(positions, held_out, labels, settings,
                                                                     kernels="numpy"),
             f"C kernels ({KERNELS}), 1 thread": lambda: NetworkTrainer(positions, held_out, labels, settings,
                                                                        threads=1),
-            f"C kernels ({KERNELS}), {threads} threads": lambda: NetworkTrainer(positions, held_out, labels,
-                                                                              settings, threads=threads)}
+            f"C kernels ({KERNELS}), {threads} thread{'s' if threads > 1 else ''}":
+                lambda: NetworkTrainer(positions, held_out, labels, settings, threads=threads)}
     load = bench_builds.busy_cores()
     if load > 0.5:
         print(f"bench_network_trainer: warning: load average {load:.1f}: the machine is not idle, "
@@ -103,6 +111,8 @@ def main(argv=None) -> int:
         median = statistics.median(values)
         print(f"| {name} | {bench_builds.spaced(median)} | {bench_builds.spaced(min(values))}, "
               f"{bench_builds.spaced(max(values))} | **{median / reference:.2f}** |")
+    print("\nThreads' waits: " + ", ".join(f"{name}={os.environ.get(name, 'unset')}"
+                                         for name in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")))
     return 0
 
 
