@@ -22,6 +22,8 @@
 #define GC_FIT_VECTORS 1
 typedef float gc_fit_vec_float __attribute__((vector_size(32), aligned(4)));
 typedef double gc_fit_vec_double __attribute__((vector_size(32), aligned(8)));
+typedef int32_t gc_fit_ivec_float __attribute__((vector_size(32)));  /* their comparisons' masks */
+typedef int64_t gc_fit_ivec_double __attribute__((vector_size(32)));
 #else
 #define GC_FIT_VECTORS 0
 #endif

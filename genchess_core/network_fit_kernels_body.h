@@ -43,21 +43,39 @@ KERNEL_TARGET static REAL KERNEL(activate_dot)(const REAL* acc, REAL* act, const
                                                int squared) {
     REAL lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int j = 0;
-    for (int k = 0; k < hidden; k++) {
+#if GC_FIT_VECTORS
+    /* One pass: the clip as bit masks (x > 0 ? x : +0, then c < 1 ? c : 1, the scalar
+       loop's very choices, NaN and -0 included), the square, the lanes' sums. */
+    const VEC zero = {0}, one = zero + 1;
+    VEC sum0 = zero, sum1 = zero;
+    for (; j + 8 <= hidden; j += 8) {
+        VEC a[8 / LANES];
+        for (int q = 0; q < 8 / LANES; q++) {
+            VEC x = *(const VEC*)(acc + j + q * LANES);
+            VEC c = (VEC)((IVEC)x & (x > zero));
+            IVEC below = c < one;
+            c = (VEC)(((IVEC)c & below) | ((IVEC)one & ~below));
+            a[q] = squared ? c * c : c;
+            *(VEC*)(act + j + q * LANES) = a[q];
+        }
+        sum0 += a[0] * *(const VEC*)(w + j);
+        if (8 / LANES > 1)
+            sum1 += a[8 / LANES - 1] * *(const VEC*)(w + j + LANES);
+    }
+    /* (read by element: a memcpy from the sums kept them in memory, the loop's chain
+       through a store and a load every vector) */
+    for (int l = 0; l < LANES; l++) {
+        lane[l] = sum0[l];
+        if (8 / LANES > 1)
+            lane[(LANES + l) % 8] = sum1[l];
+    }
+#endif
+    for (int k = j; k < hidden; k++) {
         REAL c = acc[k] > 0 ? acc[k] : 0;
         act[k] = c < 1 ? c : 1;
-    }
-    if (squared)
-        for (int k = 0; k < hidden; k++)
+        if (squared)
             act[k] = act[k] * act[k];
-#if GC_FIT_VECTORS
-    VEC sum[8 / LANES];
-    memset(sum, 0, sizeof sum);
-    for (; j + 8 <= hidden; j += 8)
-        for (int q = 0; q < 8 / LANES; q++)
-            sum[q] += *(const VEC*)(act + j + q * LANES) * *(const VEC*)(w + j + q * LANES);
-    memcpy(lane, sum, sizeof lane);
-#endif
+    }
     for (; j < hidden; j++)
         lane[j % 8] += act[j] * w[j];
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));

@@ -7,6 +7,7 @@
 #define LANES 16
 #else
 #define VEC gc_fit_vec_float
+#define IVEC gc_fit_ivec_float
 #define LANES 8
 #endif
 #define SQRT sqrtf
@@ -14,6 +15,7 @@
 #include "network_fit_kernels_body.h"
 #undef REAL
 #undef VEC
+#undef IVEC
 #undef LANES
 #undef SQRT
 #undef KERNEL
@@ -24,6 +26,7 @@
 #define LANES 8
 #else
 #define VEC gc_fit_vec_double
+#define IVEC gc_fit_ivec_double
 #define LANES 4
 #endif
 #define SQRT sqrt
@@ -31,6 +34,7 @@
 #include "network_fit_kernels_body.h"
 #undef REAL
 #undef VEC
+#undef IVEC
 #undef LANES
 #undef SQRT
 #undef KERNEL
