@@ -68,7 +68,8 @@ cdef extern from "network_fit_kernels.h" nogil:
     void gc_fit_barrier()
     void gc_fit_prefetch(const void* address)
 
-# Chosen once, before any training: "avx2" or "baseline" (the engine's switch chooses both).
+# Chosen once, before any training: "avx512", "avx2" or "baseline" (the engine's switch chooses
+# between the last two; AVX-512 rides on the AVX2 choice).
 KERNELS = gc_choose_fit_kernels(os.environ.get("GENCHESS_NETWORK_KERNELS") != "baseline").decode()
 
 ctypedef fused real:
