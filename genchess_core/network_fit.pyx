@@ -361,19 +361,24 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
     The forward pass splits each block's positions between the threads, each
     position's numbers its own. The backward pass splits the hidden units instead,
     whole cache lines of them a thread, each thread walking every position in order and
-    adding into its own units' part of the gradients, which it zeroed itself; the last
-    thread also takes the sums over positions alone (the piece-square term's in the
-    same walk). Adam's step then moves what each
-    thread summed, so only one wait a block is needed: after its forward pass (and
-    before the next block's, which reuses the workspace). No sum is split between
-    threads, so the numbers are the same bit for bit whatever their number."""
+    adding into its own units' part of the gradients, which it zeroed itself; thread 0
+    also takes the sums over positions alone (the piece-square term's in the same
+    walk). Adam's step then moves what each thread summed, so only one wait a block is
+    needed: after its forward pass (and before the next block's, which reuses the
+    workspace). No sum is split between threads, so the numbers are the same bit for
+    bit whatever their number.
+
+    Thread 0, which runs the region, has the most work (those sums) and the last
+    units, the fewest when the units do not split evenly: so it tends to arrive last at
+    the region's end, where the others go to sleep, and goes on without waiting for a
+    thread to wake (a passive wait is a system call and a scheduling)."""
     cdef Buffers* ws = job.ws
     cdef int h = ws.hidden, lanes = LINE // sizeof(real), width, j0, j1, c, b
     cdef Py_ssize_t start = 0, count, p, row
-    cdef bint last = thread == threads - 1
-    cdef real* g_psqt = <real*>job.g[PSQT] if last else NULL     # its sums the last thread's
+    cdef bint serial = thread == 0
+    cdef real* g_psqt = <real*>job.g[PSQT] if serial else NULL
     width = ((h + lanes - 1) // lanes + threads - 1) // threads * lanes
-    j0 = min(thread * width, h)
+    j0 = min((threads - 1 - thread) * width, h)
     j1 = min(j0 + width, h)
     if job.backward:
         if j0 == 0 and j1 == h:
@@ -384,7 +389,7 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
         zero(<real*>job.g[B1] + j0, j1 - j0)
         for b in range(2 * ws.buckets):
             zero(<real*>job.g[W2] + b * h + j0, j1 - j0)
-        if last:
+        if serial:
             zero(<real*>job.g[B2], ws.buckets)
             if job.g[PSQT] != NULL:
                 zero(<real*>job.g[PSQT], INPUTS)
@@ -399,7 +404,7 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
         else:
             gc_fit_barrier()
             backward_units(job, count, j0, j1, g_psqt)
-            if last:
+            if serial:
                 backward_sums(job, count, <real*>job.g[B2])
             if start + count < job.n:
                 gc_fit_barrier()
@@ -414,7 +419,7 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
     adam(job, B1, j0, j1, kind)
     for b in range(2 * ws.buckets):
         adam(job, W2, b * h + j0, b * h + j1, kind)
-    if last:
+    if serial:
         adam(job, B2, 0, ws.buckets, kind)
         if job.w[PSQT] != NULL:
             adam(job, PSQT, 0, INPUTS, kind)
