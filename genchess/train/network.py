@@ -51,8 +51,8 @@ NETWORK_KEYS = [
         f"ceil(32 / buckets), 1 to {MAX_BUCKETS} (8 as the field's networks)", "buckets", 1,
         hi=MAX_BUCKETS),
     Key("threads", "int", "threads of the trainer's kernels (default 1: on two cores, idle or "
-        "busy, one thread measured faster than two before the kernels' rework of 2026-12-07, "
-        "which is to be measured again: docs/studies/network-trainer.md)", "threads", 1),
+        "busy, one thread measured faster than two, also after the kernels' rework of 2026-12-07: "
+        "docs/studies/network-trainer.md)", "threads", 1),
     Key("epochs", "int", "passes over the training part (before: generations)", "generations", 1),
     Key("learning rate", "float", "Adam's step", "learning_rate", 0),
     Key("batch size", "int", "positions a step", "batch_size", 1),
