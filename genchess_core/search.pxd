@@ -76,6 +76,7 @@ cdef extern from *:
     #define GC_USE_SEE_PRUNING (1ULL << 34)
     #define GC_USE_TT_BUCKETS (1ULL << 35)
     #define GC_MATE_UNSOUND_HIGH GC_USE_SEE_PRUNING
+    #define GC_FEATURES_ALL_HIGH 0ULL
     """
     # the static evaluation the search reads corrected by what searches of positions
     # with the same material and the same non-pawn pieces found it to miss
@@ -89,6 +90,14 @@ cdef extern from *:
     const U64 USE_TT_BUCKETS "GC_USE_TT_BUCKETS"
     # MATE_UNSOUND's bits from 32 on: a mate search turns off MATE_UNSOUND | this
     const U64 MATE_UNSOUND_HIGH "GC_MATE_UNSOUND_HIGH"
+    # FEATURES_ALL's bits from 32 on: a trial from bit 32 that passes its SPRT joins the
+    # default search here (the enum cannot hold it); default_features() joins the two.
+    const U64 FEATURES_ALL_HIGH "GC_FEATURES_ALL_HIGH"
+
+
+cdef inline U64 default_features() noexcept nogil:
+    """The search's default steps: FEATURES_ALL and FEATURES_ALL_HIGH."""
+    return <U64>FEATURES_ALL | FEATURES_ALL_HIGH
 
 cdef enum:
     MATE_SCORE = 1000000000

@@ -52,7 +52,7 @@ cdef int new_worker(Worker* w, TT* tt) except -1:
         free_worker(w)
         raise
     w.s.tt = tt
-    w.s.features = FEATURES_ALL
+    w.s.features = default_features()
     set_search_params(w.s, {})
     w.s.pawn_value = EVAL_SCALE
     w.s.material_pawn = EVAL_SCALE
@@ -114,7 +114,7 @@ FEATURE_NAMES = {
     "correction_history": USE_CORRECTION_HISTORY,
     "see_pruning": USE_SEE_PRUNING,
 }
-ALL_FEATURES = FEATURES_ALL
+ALL_FEATURES = default_features()
 KENDALL_WHITWELL_FEATURES = KENDALL_WHITWELL
 MATE = MATE_SCORE
 CORRECTION_UNIT = CORRECTION_GRAIN      # correction history entries per evaluation unit
