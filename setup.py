@@ -53,6 +53,12 @@ else:
 # only they: the engine's threads are its own. A compiler without OpenMP (Apple's clang
 # without libomp) builds the same loops for one thread.
 THREADED = {"network_fit"}
+# The trainer's loops give the same numbers bit for bit from each of their versions
+# (baseline, AVX2, AVX-512: a test holds it), so a run resumes exactly on any machine. A
+# compiler that fuses a * b + c into one rounding (FMA, which -march=native lets GCC use
+# in the baseline too) would break that: these modules never fuse.
+EXACT_FLOATS = {"network_fit"}
+NO_FUSING = [] if sys.platform == "win32" else ["-ffp-contract=off"]   # MSVC 2022 fuses only if asked (/fp:contract)
 
 
 def openmp_flags() -> list[str]:
@@ -93,7 +99,8 @@ extensions = [
         [str(path)],
         include_dirs=["genchess_core"],
         depends=[str(p) for p in Path("genchess_core").glob("*.h")],
-        extra_compile_args=compile_args + (OPENMP if path.stem in THREADED else []),
+        extra_compile_args=compile_args + (OPENMP if path.stem in THREADED else [])
+        + (NO_FUSING if path.stem in EXACT_FLOATS else []),
         extra_link_args=(["-fsanitize=thread"] if TSAN and sys.platform != "win32" else [])
         + (OPENMP if path.stem in THREADED and sys.platform != "win32" else []),
     )
