@@ -90,6 +90,10 @@ GC_FIT_KERNELS_STRUCT(double, double)
     {gc_fit_accumulate_##suffix##_##version, gc_fit_activate_dot_##suffix##_##version,              \
      gc_fit_slope_##suffix##_##version, gc_fit_scatter_##suffix##_##version,                        \
      gc_fit_adam_##suffix##_##version}
+/* The AVX-512 table: AVX-512's loops, with AVX2's activate_dot (it has no wide version). */
+#define GC_FIT_TABLE_WIDE(suffix)                                                                   \
+    {gc_fit_accumulate_##suffix##_avx512, gc_fit_activate_dot_##suffix##_avx2,                      \
+     gc_fit_slope_##suffix##_avx512, gc_fit_scatter_##suffix##_avx512, gc_fit_adam_##suffix##_avx512}
 
 static gc_fit_kernels_float gc_fit_float = GC_FIT_TABLE(float, baseline);
 static gc_fit_kernels_double gc_fit_double = GC_FIT_TABLE(double, baseline);
@@ -106,14 +110,10 @@ static const char* gc_choose_fit_kernels(int allow_avx2) {
         gc_fit_double = d;
 #if GC_HAVE_AVX512_FIT_KERNELS
         if (__builtin_cpu_supports("avx512f")) {
-            gc_fit_float.accumulate = gc_fit_accumulate_float_avx512;
-            gc_fit_float.scatter = gc_fit_scatter_float_avx512;
-            gc_fit_float.slope = gc_fit_slope_float_avx512;
-            gc_fit_float.adam = gc_fit_adam_float_avx512;
-            gc_fit_double.accumulate = gc_fit_accumulate_double_avx512;
-            gc_fit_double.scatter = gc_fit_scatter_double_avx512;
-            gc_fit_double.slope = gc_fit_slope_double_avx512;
-            gc_fit_double.adam = gc_fit_adam_double_avx512;
+            gc_fit_kernels_float wide_f = GC_FIT_TABLE_WIDE(float);
+            gc_fit_kernels_double wide_d = GC_FIT_TABLE_WIDE(double);
+            gc_fit_float = wide_f;
+            gc_fit_double = wide_d;
             return "avx512";
         }
 #endif
