@@ -230,11 +230,9 @@ class NetworkTrainer:
         self.rng = np.random.default_rng(settings.seed)
         # One thread unless asked: on this project's two-core machine, idle, two threads
         # trained at 0.52 times one thread's speed (scripts/bench/bench_network_trainer.py,
-        # 2026-12-07: each minibatch ends with the threads waiting for each other), and
-        # under load at 0.96 times (docs/studies/network-trainer.md). The kernels have
-        # since cut their waits from six to three a minibatch and stopped sharing cache
-        # lines between the threads; two threads are to be measured again before this
-        # default changes.
+        # 2026-12-07), and after the kernels cut their waits and stopped sharing cache
+        # lines, still at 0.65 to 0.72 times, with passive or active waits
+        # (docs/studies/network-trainer.md).
         self.threads = threads or 1
         if kernels == "fast":
             self.kernels = FastKernels(train, held_out, labels, self.flips, settings, self.threads)
