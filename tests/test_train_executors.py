@@ -137,6 +137,40 @@ def test_stop_now_returns_after_the_pools_manager_thread_has_ended():
     assert all(w._closed for w in wakeups)
 
 
+def _size(blob):
+    return len(blob)
+
+
+@pytest.mark.parametrize("how", ["stop_now", "worker killed"])
+def test_a_pools_end_does_not_wait_for_a_job_stuck_in_its_pipe(how):
+    # Pool A's feeder thread is blocked writing a job larger than the pipe's buffer
+    # (its one worker is busy); pool B's worker, forked meanwhile, holds A's pipe
+    # open, so killing A's worker does not fail that write. Before local_process_pool
+    # cancelled the wait for the feeder, A's manager thread joined it forever:
+    # stop_now gave up after STOP_JOIN_SECONDS with the thread alive, a broken pool
+    # never ended, and the exit hung on either.
+    from genchess.parallel.executors import local_process_pool, stop_now
+    a = local_process_pool(1)
+    busy = a.submit(_nap, 30)
+    a.submit(_size, b"x" * 300_000)
+    wait_for(busy.running, 30, "the first job to start")
+    wait_for(lambda: not a._call_queue._buffer, 30,
+             "the big job to leave the queue's buffer for the pipe")
+    b = local_process_pool(1)
+    try:
+        assert b.submit(_size, b"y").result(timeout=60) == 1
+        manager = a._executor_manager_thread
+        if how == "stop_now":
+            stop_now(a)
+            assert not manager.is_alive()
+        else:
+            for process in list(a._processes.values()):
+                process.kill()
+            wait_for(lambda: not manager.is_alive(), 20, "the broken pool's manager thread to end")
+    finally:
+        b.shutdown(wait=True)
+
+
 @pytest.mark.parametrize("text", ["local", "local:3", "localhost:8786", "tcp://10.0.0.5:8786",
                                   "tls://scheduler.lab:8786", "10.0.0.5:8786"])
 def test_scheduler_addresses_accepted(text):

@@ -111,8 +111,21 @@ def _watch_trainer(trainer_pid: int, parent: int) -> None:
 
 
 def local_process_pool(workers: int) -> cf.ProcessPoolExecutor:
-    """`workers` local processes that die with this process (for trainers and matches)."""
-    return cf.ProcessPoolExecutor(workers, initializer=init_local_worker, initargs=(os.getpid(),))
+    """`workers` local processes that die with this process (for trainers and matches).
+
+    The pool's manager thread never waits for its job pipe's feeder thread. A job
+    larger than the pipe's buffer (a set maker's job carries a whole network genome,
+    272 KB) that no worker has read yet keeps the feeder blocked in its write; when
+    the workers are killed (stop_now) or die (a broken pool), the write fails and the
+    feeder ends, unless a process forked while the pool lived (another pool's worker)
+    holds the pipe's read end too. Then the manager thread, which joins the feeder,
+    waited forever, and the exit with it (seen in CI: pytest hung after every test
+    had passed). Cancelling that join loses nothing: a pool that shuts down normally
+    joins its workers, which read every job and stop sentinel before they end, and
+    the jobs of a killed or broken pool are not wanted."""
+    pool = cf.ProcessPoolExecutor(workers, initializer=init_local_worker, initargs=(os.getpid(),))
+    pool._call_queue.cancel_join_thread()
+    return pool
 
 
 STOP_JOIN_SECONDS = 5         # stop_now(): how long the pool's manager thread may take to end
