@@ -8,16 +8,14 @@
 # would take ten times that. A row of the training set is a record, or (rows from
 # len(records) on, `flip files`) the record flips[row - len(records)] mirrored a <-> h.
 #
-# The threads never share a sum, so the result is the same bit for bit whatever the
-# number of threads (and a run resumes exactly on any): the forward pass splits the
-# minibatch's positions between the threads, each position's numbers its own; the
-# backward pass splits the hidden units instead, each thread walking every position
-# in order and adding into its own units' columns of the first layer's gradient. So
-# no thread needs a private copy of the gradient to sum at the end, and each sum is
-# taken in the positions' order. The few sums over positions alone (the output bias,
-# the piece-square term, the loss) are taken in order on one thread. A minibatch is
-# one parallel region, forward, backward and Adam's step, with one wait in it
-# (batch_part says why one is enough).
+# A minibatch is split into PARTS runs of consecutive positions, each with a gradient
+# of its own: a thread takes a position's forward pass and at once its share of its
+# part's gradient, so the position's few kilobytes of activations stay in that core's
+# cache, and each sum runs in the positions' order. The parts are then added in their
+# order, each thread a share of the numbers, and Adam's step moves them. However many
+# threads train (one takes both parts in turn), the sums are the same, so the result
+# is the same bit for bit (and a run resumes exactly on any number). A minibatch is
+# one parallel region with one wait in it, between the parts and their sum.
 #
 # `real` is float (training) or double (the checks against the reference, where the
 # order of a sum must not hide a wrong term). OpenMP gives the threads; a compiler
@@ -71,6 +69,8 @@ cdef extern from "network_fit_kernels.h" nogil:
 # Chosen once, before any training: "avx512", "avx2" or "baseline" (the engine's switch chooses
 # between the last two; AVX-512 rides on the AVX2 choice).
 KERNELS = gc_choose_fit_kernels(os.environ.get("GENCHESS_NETWORK_KERNELS") != "baseline").decode()
+# The threads that train at once (a minibatch's parts); more only share the parts' sum.
+TRAINING_THREADS = PARTS
 
 ctypedef fused real:
     float
@@ -79,7 +79,6 @@ ctypedef fused real:
 cdef enum:
     INPUTS = 768
     RECORD = 32                 # bytes a record (position_sets/packed.py)
-    BLOCK = 2048                # positions a pass: the workspace's rows
     MAX_PIECES = 32
     MAX_BUCKETS = 16            # genome/network.py's MAX_BUCKETS
     AHEAD = 8                   # positions ahead that a record is prefetched
@@ -134,31 +133,50 @@ for _perspective in range(2):
 cdef enum:
     W1, B1, W2, B2, PSQT, ARRAYS    # the network's arrays, in FloatNetwork.arrays()' order
     LINE = 64                       # bytes a cache line
+    PARTS = 2                       # a minibatch's partial gradients (see Buffers)
+
+
+cdef struct Scratch:
+    # One position's numbers while a thread trains on it: they stay in the core's own
+    # cache from its forward pass to its gradient, a few kilobytes.
+    int16_t inputs[2 * MAX_PIECES]  # us, then them
+    int count, bucket
+    double d_out                    # d loss / d out (forward only: the cp from White's view)
+    double loss
+    char* act                       # [2H] of real: activations (us, then them)
+    char* slope                     # [2H] of real: accumulators, then d loss / d acc
 
 
 cdef struct Buffers:
+    # A minibatch's positions are split into PARTS runs of consecutive positions; each
+    # run's gradient is summed, in the positions' order, into a gradient of its own (the
+    # first into the call's gradient arrays, the others into `part`, the arrays one
+    # after another at `offset`), and the others are then added to the first in their
+    # order. A thread takes whole parts, so the numbers are the same bit for bit
+    # whatever the number of threads (up to PARTS that train at once), and no thread
+    # writes where another does until the sum.
     int hidden, buckets, threads
-    int16_t* inputs             # [BLOCK][2][MAX_PIECES]
-    int* counts                 # [BLOCK]
-    int* bucket                 # [BLOCK]
-    double* d_out               # [BLOCK]: d loss / d out (also the cp, forward only)
-    double* loss                # [BLOCK]
-    char* act                   # [BLOCK][2H] of real: activations (us, then them)
-    char* slope                 # [BLOCK][2H] of real: accumulators, then d loss / d acc
+    Py_ssize_t size                 # numbers in a gradient (all five arrays)
+    Py_ssize_t offset[ARRAYS + 1]
+    char* part[PARTS]               # [size] of real each (part[0] unused: the call's arrays)
+    double part_loss[PARTS]
+    Scratch* scratch                # [max(threads, PARTS)]
     unsigned char bucket_of[MAX_PIECES + 1]
 
 
+cdef inline Py_ssize_t whole_lines(Py_ssize_t size) noexcept nogil:
+    return (size + LINE - 1) // LINE * LINE
+
+
 cdef class Workspace:
-    """The buffers of one model's passes, made once and reused by every minibatch:
-    each position of a block's inputs, bucket, output slope and its two hidden
-    layers' activations and slopes."""
+    """The buffers of one model's minibatches, made once and reused by every one: each
+    part's gradient and each thread's one position."""
     cdef Buffers b
     cdef void* memory
 
     def __cinit__(self, int hidden, int buckets, int threads):
-        cdef int pieces, divisor
-        cdef Py_ssize_t sizes[7]
-        cdef Py_ssize_t total = 0, k
+        cdef int pieces, divisor, k, scratches = max(threads, PARTS)
+        cdef Py_ssize_t total, gradient_bytes, position_bytes
         cdef char* start
         if hidden < 1 or not 1 <= buckets <= MAX_BUCKETS or threads < 1:
             raise ValueError(f"a workspace for {hidden} units, {buckets} buckets, {threads} threads")
@@ -166,25 +184,32 @@ cdef class Workspace:
         divisor = (32 + buckets - 1) // buckets         # genome/network.py's output_bucket
         for pieces in range(MAX_PIECES + 1):
             self.b.bucket_of[pieces] = min(max(pieces - 2, 0) // divisor, buckets - 1)
-        # One allocation, each buffer starting a cache line, so that the threads, which
-        # write different positions' rows, share no line but at the split's one row.
-        sizes[:] = [BLOCK * 2 * MAX_PIECES * sizeof(int16_t), BLOCK * sizeof(int), BLOCK * sizeof(int),
-                    BLOCK * sizeof(double), BLOCK * sizeof(double), BLOCK * 2 * hidden * sizeof(double),
-                    BLOCK * 2 * hidden * sizeof(double)]
-        for k in range(7):
-            sizes[k] = (sizes[k] + LINE - 1) // LINE * LINE
-            total += sizes[k]
+        self.b.offset[W1] = 0
+        self.b.offset[B1] = INPUTS * hidden
+        self.b.offset[W2] = self.b.offset[B1] + hidden
+        self.b.offset[B2] = self.b.offset[W2] + buckets * 2 * hidden
+        self.b.offset[PSQT] = self.b.offset[B2] + buckets
+        self.b.offset[ARRAYS] = self.b.offset[PSQT] + INPUTS
+        self.b.size = self.b.offset[ARRAYS]
+        # One allocation, each buffer starting a cache line (room for double, the larger
+        # precision), so that no two threads write one line.
+        gradient_bytes = whole_lines(self.b.size * sizeof(double))
+        position_bytes = whole_lines(2 * hidden * sizeof(double))
+        total = (PARTS - 1) * gradient_bytes + whole_lines(scratches * sizeof(Scratch)) + 2 * scratches * position_bytes
         self.memory = malloc(total + LINE)
         if self.memory == NULL:
             raise MemoryError()
         start = <char*>self.memory + (LINE - <size_t>self.memory % LINE)
-        self.b.inputs = <int16_t*>start
-        self.b.counts = <int*>(start + sizes[0])
-        self.b.bucket = <int*>(start + sizes[0] + sizes[1])
-        self.b.d_out = <double*>(start + sizes[0] + sizes[1] + sizes[2])
-        self.b.loss = <double*>(start + sizes[0] + sizes[1] + sizes[2] + sizes[3])
-        self.b.act = start + sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4]
-        self.b.slope = self.b.act + sizes[5]
+        self.b.part[0] = NULL
+        for k in range(1, PARTS):
+            self.b.part[k] = start
+            start += gradient_bytes
+        self.b.scratch = <Scratch*>start
+        start += whole_lines(scratches * sizeof(Scratch))
+        for k in range(scratches):
+            self.b.scratch[k].act = start
+            self.b.scratch[k].slope = start + position_bytes
+            start += 2 * position_bytes
 
     def __dealloc__(self):
         free(self.memory)
@@ -210,13 +235,12 @@ cdef struct Batch:
     double* cp                  # out (forward only): each row's cp from White's view
 
 
-cdef void forward_position(Batch* job, Py_ssize_t p, uint32_t row, real* kind) noexcept nogil:
-    """Row `row`'s inputs, bucket, hidden layers and output, into the workspace's
-    position p. Forward only, ws.d_out holds its cp from White's view; with
-    `backward`, its loss and the slopes of the loss (a mean over the call's positions)
-    by its output and by each unit of its accumulators."""
-    cdef Buffers* ws = job.ws
-    cdef int h = ws.hidden, c, i, b, index
+cdef void forward_position(Batch* job, Scratch* pos_out, uint32_t row, real* kind) noexcept nogil:
+    """Row `row`'s inputs, bucket, hidden layers and output, into a thread's scratch.
+    Forward only, d_out holds its cp from White's view; with `backward`, its loss and
+    the slopes of the loss (a mean over the call's positions) by its output and by each
+    unit of its accumulators."""
+    cdef int h = job.ws.hidden, c, i, b, index
     cdef Position pos
     cdef real* acc
     cdef real* a
@@ -230,13 +254,13 @@ cdef void forward_position(Batch* job, Py_ssize_t p, uint32_t row, real* kind) n
         decode(job.records + <Py_ssize_t>row * RECORD, False, &pos)
     else:
         decode(job.records + <Py_ssize_t>job.flips[row - job.n_records] * RECORD, True, &pos)
-    ws.counts[p] = pos.count
-    b = ws.bucket_of[pos.count]
-    ws.bucket[p] = b
+    pos_out.count = pos.count
+    b = job.ws.bucket_of[pos.count]
+    pos_out.bucket = b
     for c in range(2):
-        acc = <real*>ws.slope + (2 * p + c) * h
-        a = <real*>ws.act + (2 * p + c) * h
-        inputs = ws.inputs + (2 * p + c) * MAX_PIECES
+        acc = <real*>pos_out.slope + c * h
+        a = <real*>pos_out.act + c * h
+        inputs = pos_out.inputs + c * MAX_PIECES
         for i in range(pos.count):
             index = FEATURES[pos.side ^ c][pos.codes[i]][pos.squares[i]]     # us, then them
             inputs[i] = index
@@ -252,7 +276,7 @@ cdef void forward_position(Batch* job, Py_ssize_t p, uint32_t row, real* kind) n
     sign = 1.0 - 2.0 * pos.side
     cp = <double>(out * <real>job.scale) * sign
     if not job.backward:
-        ws.d_out[p] = cp
+        pos_out.d_out = cp
         return
     # The Texel loss (fitness/loss.py) against the blended label, and its slope.
     target = pos.result
@@ -260,11 +284,11 @@ cdef void forward_position(Batch* job, Py_ssize_t p, uint32_t row, real* kind) n
         expected = 1.0 / (1.0 + exp(-k * pos.score / 400.0 * LN10))
         target = expected if wdl == 0.0 else wdl * pos.result + (1.0 - wdl) * expected
     s = 1.0 / (1.0 + exp(-k * cp / 400.0 * LN10))
-    ws.loss[p] = (target - s) * (target - s)
+    pos_out.loss = (target - s) * (target - s)
     d_out = <real>((2.0 * (s - target) * s * (1.0 - s) * (LN10 * k / 400.0)) / job.n * job.scale * sign)
-    ws.d_out[p] = d_out
+    pos_out.d_out = d_out
     for c in range(2):
-        acc = <real*>ws.slope + (2 * p + c) * h
+        acc = <real*>pos_out.slope + c * h
         if real is float:
             gc_fit_float.slope(acc, w2 + b * 2 * h + c * h, d_out, h, job.squared)
         else:
@@ -277,64 +301,71 @@ cdef inline const void* record_of(Batch* job, uint32_t row) noexcept nogil:
     return job.records + <Py_ssize_t>job.flips[row - job.n_records] * RECORD
 
 
-cdef void forward_positions(Batch* job, const uint32_t* rows, Py_ssize_t p0, Py_ssize_t p1,
-                            real* kind) noexcept nogil:
-    """forward_position for positions p0 to p1 of a block (a thread's share). Each
-    record is asked for AHEAD positions before it is decoded: in a shuffled
-    minibatch of a large set, each is a cache miss the decoding would wait for."""
-    cdef Py_ssize_t p
+cdef inline void prefetch_ahead(Batch* job, Py_ssize_t p, Py_ssize_t p1) noexcept nogil:
+    """Ask for the record AHEAD positions on before position p is decoded: in a
+    shuffled minibatch of a large set, each is a cache miss the decoding would wait for."""
+    if p + AHEAD < p1:
+        gc_fit_prefetch(record_of(job, job.rows[p + AHEAD]))
+
+
+cdef void add_position(Batch* job, Scratch* pos, char** g, real* kind) noexcept nogil:
+    """A trained position's share of a part's gradient (g: its arrays): its inputs'
+    columns of the first layer, the biases, the output weights of its bucket and, with
+    the term, the piece-square entries of its inputs."""
+    cdef int h = job.ws.hidden, c
+    cdef real d_out = <real>pos.d_out
+    cdef real half = <real>0.5 * d_out
+    cdef real* g_psqt = <real*>g[PSQT]
+    (<real*>g[B2])[pos.bucket] += d_out
+    for c in range(2):
+        if real is float:
+            gc_fit_float.scatter(<float*>g[W1], <float*>g[B1], <float*>g[W2] + pos.bucket * 2 * h + c * h,
+                                 <float*>pos.slope + c * h, <float*>pos.act + c * h, d_out, h,
+                                 pos.inputs + c * MAX_PIECES, pos.count, 0, h,
+                                 g_psqt, half if c == 0 else -half)
+        else:
+            gc_fit_double.scatter(<double*>g[W1], <double*>g[B1], <double*>g[W2] + pos.bucket * 2 * h + c * h,
+                                  <double*>pos.slope + c * h, <double*>pos.act + c * h, d_out, h,
+                                  pos.inputs + c * MAX_PIECES, pos.count, 0, h,
+                                  g_psqt, half if c == 0 else -half)
+
+
+cdef void train_part(Batch* job, int part, Scratch* scratch, real* kind) noexcept nogil:
+    """Part `part` of the minibatch: each of its positions forward and at once into the
+    part's gradient (zeroed first), in the positions' order; its losses' sum."""
+    cdef Buffers* ws = job.ws
+    cdef Py_ssize_t p0 = job.n * part // PARTS, p1 = job.n * (part + 1) // PARTS, p
+    cdef char* g[ARRAYS]
+    cdef double loss = 0
+    cdef int array
+    for array in range(ARRAYS):
+        if job.w[array] == NULL:
+            g[array] = NULL
+            continue
+        g[array] = job.g[array] if part == 0 else ws.part[part] + ws.offset[array] * sizeof(real)
+        memset(g[array], 0, (ws.offset[array + 1] - ws.offset[array]) * sizeof(real))
     for p in range(p0, min(p1, p0 + AHEAD)):
-        gc_fit_prefetch(record_of(job, rows[p]))
+        gc_fit_prefetch(record_of(job, job.rows[p]))
     for p in range(p0, p1):
-        if p + AHEAD < p1:
-            gc_fit_prefetch(record_of(job, rows[p + AHEAD]))
-        forward_position(job, p, rows[p], kind)
+        prefetch_ahead(job, p, p1)
+        forward_position(job, scratch, job.rows[p], kind)
+        loss += scratch.loss
+        add_position(job, scratch, g, kind)
+    ws.part_loss[part] = loss
 
 
-cdef void backward_units(Batch* job, Py_ssize_t count, int j0, int j1, real* g_psqt) noexcept nogil:
-    """Add a block's positions, in their order, to the gradients of the hidden units
-    j0 to j1 (a thread's): their columns of the first layer, their biases and their
-    output weights; and to g_psqt, the piece-square term's, unless it is NULL (one
-    thread's)."""
+cdef void sum_parts(Batch* job, int array, Py_ssize_t first, Py_ssize_t last, real* kind) noexcept nogil:
+    """Numbers first to last of one array's gradient: the other parts added to the
+    first, which the call's array holds, in their order."""
     cdef Buffers* ws = job.ws
-    cdef Py_ssize_t p
-    cdef int h = ws.hidden, c, b
-    cdef real d_out, half
-    cdef real* d
-    cdef real* a
-    cdef real* g_w2
-    for p in range(count):
-        b = ws.bucket[p]
-        d_out = <real>ws.d_out[p]
-        half = <real>0.5 * d_out
-        for c in range(2):
-            d = <real*>ws.slope + (2 * p + c) * h
-            a = <real*>ws.act + (2 * p + c) * h
-            g_w2 = <real*>job.g[W2] + b * 2 * h + c * h
-            if real is float:
-                gc_fit_float.scatter(<float*>job.g[W1], <float*>job.g[B1], g_w2, d, a, d_out, h,
-                                     ws.inputs + (2 * p + c) * MAX_PIECES, ws.counts[p], j0, j1,
-                                     g_psqt, half if c == 0 else -half)
-            else:
-                gc_fit_double.scatter(<double*>job.g[W1], <double*>job.g[B1], g_w2, d, a, d_out, h,
-                                      ws.inputs + (2 * p + c) * MAX_PIECES, ws.counts[p], j0, j1,
-                                      g_psqt, half if c == 0 else -half)
-
-
-cdef void backward_sums(Batch* job, Py_ssize_t count, real* g_b2) noexcept nogil:
-    """The output biases' gradient and job.loss, sums over a block's positions alone, in
-    their order (one running sum over the blocks, so that their size changes no number)."""
-    cdef Buffers* ws = job.ws
-    cdef Py_ssize_t p
-    cdef double total = job.loss
-    for p in range(count):
-        g_b2[ws.bucket[p]] += <real>ws.d_out[p]
-        total += ws.loss[p]
-    job.loss = total
-
-
-cdef void zero(real* values, Py_ssize_t n) noexcept nogil:
-    memset(values, 0, n * sizeof(real))
+    cdef real* out = <real*>job.g[array]
+    cdef const real* part
+    cdef Py_ssize_t i, offset = ws.offset[array]
+    cdef int k
+    for k in range(1, PARTS):
+        part = <const real*>ws.part[k] + offset
+        for i in range(first, last):
+            out[i] = out[i] + part[i]
 
 
 cdef void adam(Batch* job, int array, Py_ssize_t first, Py_ssize_t last, real* kind) noexcept nogil:
@@ -358,71 +389,42 @@ cdef void adam(Batch* job, int array, Py_ssize_t first, Py_ssize_t last, real* k
 cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept nogil:
     """One thread's share of a call (gc_fit_parallel runs one on each thread).
 
-    The forward pass splits each block's positions between the threads, each
-    position's numbers its own. The backward pass splits the hidden units instead,
-    whole cache lines of them a thread, each thread walking every position in order and
-    adding into its own units' part of the gradients, which it zeroed itself; thread 0
-    also takes the sums over positions alone (the piece-square term's in the same
-    walk). Adam's step then moves what each thread summed, so only one wait a block is
-    needed: after its forward pass (and before the next block's, which reuses the
-    workspace). No sum is split between threads, so the numbers are the same bit for
-    bit whatever their number.
-
-    Thread 0, which runs the region, has the most work (those sums) and the last
-    units, the fewest when the units do not split evenly: so it tends to arrive last at
-    the region's end, where the others go to sleep, and goes on without waiting for a
-    thread to wake (a passive wait is a system call and a scheduling)."""
+    Forward only, the threads split the positions. Training, each thread takes whole
+    parts (Buffers), every position's forward pass and gradient in turn, so that its
+    numbers stay in the thread's own cache between the two; after one wait, each
+    thread sums its share of every array's numbers over the parts and moves them by
+    Adam's step, which is number by number. Thread 0 also sums the losses."""
     cdef Buffers* ws = job.ws
-    cdef int h = ws.hidden, lanes = LINE // sizeof(real), width, j0, j1, c, b
-    cdef Py_ssize_t start = 0, count, p, row
-    cdef bint serial = thread == 0
-    cdef real* g_psqt = <real*>job.g[PSQT] if serial else NULL
-    width = ((h + lanes - 1) // lanes + threads - 1) // threads * lanes
-    j0 = min((threads - 1 - thread) * width, h)
-    j1 = min(j0 + width, h)
-    if job.backward:
-        if j0 == 0 and j1 == h:
-            zero(<real*>job.g[W1], INPUTS * h)
-        else:
-            for row in range(INPUTS):
-                zero(<real*>job.g[W1] + row * h + j0, j1 - j0)
-        zero(<real*>job.g[B1] + j0, j1 - j0)
-        for b in range(2 * ws.buckets):
-            zero(<real*>job.g[W2] + b * h + j0, j1 - j0)
-        if serial:
-            zero(<real*>job.g[B2], ws.buckets)
-            if job.g[PSQT] != NULL:
-                zero(<real*>job.g[PSQT], INPUTS)
-            job.loss = 0
-    while start < job.n:
-        count = min(<Py_ssize_t>BLOCK, job.n - start)
-        forward_positions(job, job.rows + start, count * thread // threads, count * (thread + 1) // threads,
-                          kind)
-        if not job.backward:
-            for p in range(count * thread // threads, count * (thread + 1) // threads):
-                job.cp[start + p] = ws.d_out[p]
-        else:
-            gc_fit_barrier()
-            backward_units(job, count, j0, j1, g_psqt)
-            if serial:
-                backward_sums(job, count, <real*>job.g[B2])
-            if start + count < job.n:
-                gc_fit_barrier()
-        start += count
-    if not job.backward or job.m[W1] == NULL:
+    cdef Py_ssize_t p, p0, p1, first, last, length
+    cdef int part, array, lanes = LINE // sizeof(real)
+    if not job.backward:
+        p0, p1 = job.n * thread // threads, job.n * (thread + 1) // threads
+        for p in range(p0, p1):
+            prefetch_ahead(job, p, p1)
+            forward_position(job, &ws.scratch[thread], job.rows[p], kind)
+            job.cp[p] = ws.scratch[thread].d_out
         return
-    if j0 == 0 and j1 == h:
-        adam(job, W1, 0, INPUTS * h, kind)
-    else:
-        for row in range(INPUTS):
-            adam(job, W1, row * h + j0, row * h + j1, kind)
-    adam(job, B1, j0, j1, kind)
-    for b in range(2 * ws.buckets):
-        adam(job, W2, b * h + j0, b * h + j1, kind)
-    if serial:
-        adam(job, B2, 0, ws.buckets, kind)
-        if job.w[PSQT] != NULL:
-            adam(job, PSQT, 0, INPUTS, kind)
+    part = thread
+    while part < PARTS:
+        train_part(job, part, &ws.scratch[part], kind)
+        part += threads
+    gc_fit_barrier()
+    for array in range(ARRAYS):
+        if job.w[array] == NULL:
+            continue
+        length = ws.offset[array + 1] - ws.offset[array]
+        # whole cache lines a thread (the arrays start lines: FlatArrays)
+        first = min((length * thread // threads + lanes - 1) // lanes * lanes, length)
+        last = min((length * (thread + 1) // threads + lanes - 1) // lanes * lanes, length)
+        if thread == threads - 1:
+            last = length
+        sum_parts(job, array, first, last, kind)
+        if job.m[W1] != NULL:
+            adam(job, array, first, last, kind)
+    if thread == 0:
+        job.loss = 0
+        for part in range(PARTS):
+            job.loss += ws.part_loss[part]
 
 
 cdef void batch_part_float(void* job, int thread, int threads) noexcept nogil:

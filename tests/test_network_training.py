@@ -275,14 +275,26 @@ def test_a_resumed_run_is_the_uninterrupted_run_bit_for_bit(shipped, tmp_path, k
     assert network.w2.shape == (4, 16) and np.array_equal(network.b2, first.network.b2)
 
 
-def test_the_threads_change_nothing(shipped):
-    """The kernels split no sum between threads: one thread and two give the same
+@pytest.mark.parametrize("threads", [2, 3])
+def test_the_threads_change_nothing(shipped, threads):
+    """The kernels' sums do not depend on the threads (each trains whole parts of a
+    minibatch; a third only shares the parts' sum): one thread and more give the same
     weights bit for bit (so a run may resume on a machine with other cores)."""
     one = small_trainer(shipped, threads=1, buckets=2, flip_files=True, psqt=True, epochs=1)
-    two = small_trainer(shipped, threads=2, buckets=2, flip_files=True, psqt=True, epochs=1)
+    more = small_trainer(shipped, threads=threads, buckets=2, flip_files=True, psqt=True, epochs=1)
     one.run()
-    two.run()
-    assert all(np.array_equal(a, b) for a, b in zip(state(one), state(two)))
+    more.run()
+    assert all(np.array_equal(a, b) for a, b in zip(state(one), state(more)))
+
+
+def test_the_default_threads_are_the_cores_that_train_at_once(shipped, monkeypatch):
+    from genchess.fitness import network_training
+    from genchess_core import network_fit
+    assert network_fit.TRAINING_THREADS == 2
+    for cores, expected in ((1, 1), (2, 2), (16, 2)):
+        monkeypatch.setattr(network_training, "available_cores", lambda: cores)
+        assert network_training.default_threads() == expected
+    assert small_trainer(shipped).threads == 2
 
 
 @pytest.mark.parametrize("kernels", ["fast", "numpy"])

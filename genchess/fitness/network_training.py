@@ -95,10 +95,18 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def default_threads() -> int:
+    """The fast kernels' threads when a run names none: the cores, up to the threads
+    that train at once (network_fit.TRAINING_THREADS)."""
+    from genchess_core import network_fit
+    return max(1, min(available_cores(), network_fit.TRAINING_THREADS))
+
+
 class FlatArrays:
     """Named arrays that are views of one vector, so that one pass (Adam's step) moves
     them all. The vector starts a cache line (64 bytes): the kernels' threads split each
-    row of the first layer at whole lines, so that no line is written by two of them."""
+    array at whole lines for the parts' sum and Adam's step, so that no line is written
+    by two of them."""
 
     def __init__(self, like: dict[str, np.ndarray]):
         dtype = next(iter(like.values())).dtype
@@ -228,12 +236,10 @@ class NetworkTrainer:
         self.epoch = 0
         self.history: list[EpochRecord] = []
         self.rng = np.random.default_rng(settings.seed)
-        # One thread unless asked: on this project's two-core machine, idle, two threads
-        # trained at 0.52 times one thread's speed (scripts/bench/bench_network_trainer.py,
-        # 2026-12-07), and after the kernels cut their waits and stopped sharing cache
-        # lines, still at 0.65 to 0.72 times, with passive or active waits
-        # (docs/studies/network-trainer.md).
-        self.threads = threads or 1
+        # Every core the kernels can use unless asked: since each thread trains whole
+        # parts of a minibatch, two threads train 1.55 times as fast as one on this
+        # project's two idle cores (1.66 at 256 units; docs/studies/network-trainer.md).
+        self.threads = threads or default_threads()
         if kernels == "fast":
             self.kernels = FastKernels(train, held_out, labels, self.flips, settings, self.threads)
         else:

@@ -50,8 +50,8 @@ NETWORK_KEYS = [
     Key("output buckets", "int", "output layers by the pieces on the board: bucket (pieces - 2) / "
         f"ceil(32 / buckets), 1 to {MAX_BUCKETS} (8 as the field's networks)", "buckets", 1,
         hi=MAX_BUCKETS),
-    Key("threads", "int", "threads of the trainer's kernels (default 1: on two cores, idle or "
-        "busy, one thread measured faster than two, also after the kernels' rework of 2026-12-07: "
+    Key("threads", "int", "threads of the trainer's kernels (default: the cores, up to two, the "
+        "threads that train at once; two train 1.55 times as fast as one: "
         "docs/studies/network-trainer.md)", "threads", 1),
     Key("epochs", "int", "passes over the training part (before: generations)", "generations", 1),
     Key("learning rate", "float", "Adam's step", "learning_rate", 0),
@@ -95,7 +95,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     flip_files: bool = DEFAULTS.flip_files
     psqt: bool = DEFAULTS.psqt
     chunks: int | None = None         # every set in the positions folder
-    threads: int | None = None        # 1 (the trainer's default; see NetworkTrainer)
+    threads: int | None = None        # the trainer's default (network_training.default_threads)
     validation: Path | None = None
     search_genes: Path | None = None  # None: the default genome's
     validation_games: int = 0

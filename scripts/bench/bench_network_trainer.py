@@ -13,7 +13,7 @@ The positions are the first --count of the set (default: data/net1 if the clone 
 else the shipped sample), mentor labels, flip files off. Run it on an idle machine
 (scripts/README.md): a number from a loaded one is low and noisy.
 
-How the threads wait for each other (three times a minibatch) is OpenMP's, read
+How the threads wait for each other (once a minibatch) is OpenMP's, read
 when the kernels load: GenChess sets OMP_WAIT_POLICY=passive unless it is set
 (genchess_core/__init__.py); to compare, run the same command with GOMP_SPINCOUNT=N
 (spin N rounds before sleeping; GNU OpenMP) or OMP_WAIT_POLICY=active in its
@@ -60,13 +60,14 @@ def main(argv=None) -> int:
     p.add_argument("--hidden", type=int, default=128, help="hidden units a side (default 128)")
     p.add_argument("--buckets", type=int, default=1, help="output buckets (default 1)")
     p.add_argument("--batch", type=int, default=1024, help="minibatch (default 1024, the trainer's)")
-    p.add_argument("--threads", type=int, default=None, help="the fast kernels' threads (default: every core)")
+    p.add_argument("--threads", type=int, default=None, help="the fast kernels' threads (default: the trainer's, "
+                   "the cores up to the two that train at once)")
     p.add_argument("--rounds", type=int, default=3, help="epochs of each, taking turns (default 3)")
     args = p.parse_args(argv)
 
     import numpy as np
     from genchess.fitness.loss import Labels
-    from genchess.fitness.network_training import NetworkSettings, NetworkTrainer, available_cores
+    from genchess.fitness.network_training import NetworkSettings, NetworkTrainer, default_threads
     from genchess.position_sets.epd import PositionSetError
     from genchess.position_sets.records import PackedSet
     from genchess_core.network_fit import KERNELS
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
         print(f"bench_network_trainer: {e}", file=sys.stderr)
         return 2
     labels = Labels("mentor", 1.0, 1.0)             # (K changes the numbers, not the work)
-    threads = args.threads or available_cores()
+    threads = args.threads or default_threads()
     # (with one thread asked, or one core, the last run is the second's: the dict keeps one)
     runs = {"numpy (the reference), 1 core": lambda: NetworkTrainer(positions, held_out, labels, settings,
                                                                     kernels="numpy"),
