@@ -156,9 +156,8 @@ cdef struct Buffers:
     # whatever the number of threads (up to PARTS that train at once), and no thread
     # writes where another does until the sum.
     int hidden, buckets, threads
-    Py_ssize_t size                 # numbers in a gradient (all five arrays)
-    Py_ssize_t offset[ARRAYS + 1]
-    char* part[PARTS]               # [size] of real each (part[0] unused: the call's arrays)
+    Py_ssize_t offset[ARRAYS + 1]   # offset[ARRAYS]: the numbers of a gradient
+    char* part[PARTS]               # [offset[ARRAYS]] of real each (part[0] unused: the call's arrays)
     double part_loss[PARTS]
     Scratch* scratch                # [max(threads, PARTS)]
     unsigned char bucket_of[MAX_PIECES + 1]
@@ -190,10 +189,9 @@ cdef class Workspace:
         self.b.offset[B2] = self.b.offset[W2] + buckets * 2 * hidden
         self.b.offset[PSQT] = self.b.offset[B2] + buckets
         self.b.offset[ARRAYS] = self.b.offset[PSQT] + INPUTS
-        self.b.size = self.b.offset[ARRAYS]
         # One allocation, each buffer starting a cache line (room for double, the larger
         # precision), so that no two threads write one line.
-        gradient_bytes = whole_lines(self.b.size * sizeof(double))
+        gradient_bytes = whole_lines(self.b.offset[ARRAYS] * sizeof(double))
         position_bytes = whole_lines(2 * hidden * sizeof(double))
         total = (PARTS - 1) * gradient_bytes + whole_lines(scratches * sizeof(Scratch)) + 2 * scratches * position_bytes
         self.memory = malloc(total + LINE)
@@ -301,9 +299,14 @@ cdef inline const void* record_of(Batch* job, uint32_t row) noexcept nogil:
     return job.records + <Py_ssize_t>job.flips[row - job.n_records] * RECORD
 
 
-cdef inline void prefetch_ahead(Batch* job, Py_ssize_t p, Py_ssize_t p1) noexcept nogil:
-    """Ask for the record AHEAD positions on before position p is decoded: in a
-    shuffled minibatch of a large set, each is a cache miss the decoding would wait for."""
+cdef inline void prefetch_ahead(Batch* job, Py_ssize_t p, Py_ssize_t p0, Py_ssize_t p1) noexcept nogil:
+    """Ask for the record AHEAD positions on before position p (of a thread's run p0 to
+    p1) is decoded, and at the run's start for its first AHEAD: in a shuffled minibatch
+    of a large set, each is a cache miss the decoding would wait for."""
+    cdef Py_ssize_t q
+    if p == p0:
+        for q in range(p0, min(p1, p0 + AHEAD)):
+            gc_fit_prefetch(record_of(job, job.rows[q]))
     if p + AHEAD < p1:
         gc_fit_prefetch(record_of(job, job.rows[p + AHEAD]))
 
@@ -344,10 +347,8 @@ cdef void train_part(Batch* job, int part, Scratch* scratch, real* kind) noexcep
             continue
         g[array] = job.g[array] if part == 0 else ws.part[part] + ws.offset[array] * sizeof(real)
         memset(g[array], 0, (ws.offset[array + 1] - ws.offset[array]) * sizeof(real))
-    for p in range(p0, min(p1, p0 + AHEAD)):
-        gc_fit_prefetch(record_of(job, job.rows[p]))
     for p in range(p0, p1):
-        prefetch_ahead(job, p, p1)
+        prefetch_ahead(job, p, p0, p1)
         forward_position(job, scratch, job.rows[p], kind)
         loss += scratch.loss
         add_position(job, scratch, g, kind)
@@ -400,7 +401,7 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
     if not job.backward:
         p0, p1 = job.n * thread // threads, job.n * (thread + 1) // threads
         for p in range(p0, p1):
-            prefetch_ahead(job, p, p1)
+            prefetch_ahead(job, p, p0, p1)
             forward_position(job, &ws.scratch[thread], job.rows[p], kind)
             job.cp[p] = ws.scratch[thread].d_out
         return
@@ -416,8 +417,6 @@ cdef void batch_part(Batch* job, int thread, int threads, real* kind) noexcept n
         # whole cache lines a thread (the arrays start lines: FlatArrays)
         first = min((length * thread // threads + lanes - 1) // lanes * lanes, length)
         last = min((length * (thread + 1) // threads + lanes - 1) // lanes * lanes, length)
-        if thread == threads - 1:
-            last = length
         sum_parts(job, array, first, last, kind)
         if job.m[W1] != NULL:
             adam(job, array, first, last, kind)
