@@ -492,6 +492,14 @@ def test_positions_may_name_a_folder_of_chunks_but_not_a_missing_one(tmp_path, m
     assert cfg.positions == Path("chunks")
     message, path = config_error(tmp_path, "method = network\nrun file = net.txt\npositions = gone\n")
     assert message == f"{path}:3: positions 'gone' not found (a set file or a folder of them)"
+    (tmp_path / "newer").mkdir()
+    cfg, _ = parse_text(tmp_path, "method = network\nrun file = net.txt\npositions = chunks, newer\n")
+    assert list(cfg.positions) == [Path("chunks"), Path("newer")] and str(cfg.positions) == "chunks, newer"
+    message, path = config_error(tmp_path, "method = network\nrun file = net.txt\npositions = chunks, gone\n")
+    assert message == f"{path}:3: positions 'gone' not found (a set file or a folder of them)"
+    message, path = config_error(tmp_path, "method = network\nrun file = net.txt\npositions = chunks,\n")
+    assert message == (f"{path}:3: positions: expected set files or folders separated by commas, "
+                       f"not 'chunks,'")
 
 
 def test_wdl_alone_blends_the_labels_and_the_old_names_still_read(tmp_path, monkeypatch, capsys):

@@ -250,3 +250,46 @@ def test_a_run_on_the_first_chunks_of_a_growing_folder_resumes_on_them(tmp_path,
     err = capsys.readouterr().err
     assert err == (f"genchess-train: {too_many}:{line}: {folder}: holds 2 chunks, and the first 3 "
                    f"were asked for\n"), err
+
+
+def test_several_sets_train_as_one_in_order_and_chunks_count_across_them(tmp_path, labelled_set, capsys):
+    # Each generation's data has its folder (data/net1, data/net2): `positions = A, B` reads
+    # them as one set, A's chunks then B's, exactly as one folder holding both in that order
+    # would, and `chunks` counts across them, so a run resumes while B still grows.
+    from genchess.position_sets.position_set import load_positions
+    from genchess.position_sets.records import PackedSet
+    from genchess.train import cli as train_cli
+    first, rest = load_positions(labelled_set).split(0.4)
+    second, third = rest.split(0.5)
+    older, newer, together = tmp_path / "net1", tmp_path / "net2", tmp_path / "together"
+    for folder in (older, newer, together):
+        folder.mkdir()
+    first.write(older / "net1-0001.gcpos")
+    second.write(older / "net1-0002.gcpos")
+    third.write(newer / "net2-0001.gcpos")
+    for n, part in enumerate((first, second, third), 1):
+        part.write(together / f"set-{n:04d}.gcpos")
+    listed = f"{older}, {newer}"
+    assert (PackedSet.load(together).records == PackedSet.load(parse_config(
+        write_config(tmp_path, listed)).positions).records).all()
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    assert trainer(write_config(one, together, chunks=3)).run() == 0
+    config = write_config(two, listed, chunks=3)
+    assert trainer(config, stop_after=1).run() == 0
+    (newer / "net2-0002.gcpos").write_bytes((together / "set-0001.gcpos").read_bytes())   # B grows
+    assert trainer(config).run() == 0
+    assert epoch_lines(two / "net.txt") == epoch_lines(one / "net.txt")
+    lineage = open_genome(two / "net.txt").lineage
+    assert f"set net1 + net2 ({len(PackedSet.load(together))} positions of chunks 1-3, " in lineage
+
+    only_older = write_config(tmp_path / "one", listed, chunks=2)    # the first member's chunks alone
+    assert len(PackedSet.load(parse_config(only_older).positions, 2)) == len(PackedSet.load(older))
+
+    too_many = write_config(tmp_path, listed, chunks=5)
+    line = next(n for n, text in enumerate(too_many.read_text().splitlines(), 1) if text.startswith("chunks"))
+    capsys.readouterr()
+    assert train_cli.main([str(too_many)]) == 2
+    assert capsys.readouterr().err == (f"genchess-train: {too_many}:{line}: {listed}: hold 4 chunks, "
+                                       f"and the first 5 were asked for\n")

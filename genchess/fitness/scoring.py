@@ -34,7 +34,7 @@ import numpy as np
 from genchess.files import write_atomically
 from genchess.fitness.features import linear_features
 from genchess.fitness.loss import Labels, fit_k
-from genchess.position_sets.position_set import PositionSet, load_positions, set_parts
+from genchess.position_sets.position_set import PositionSet, SetList, load_positions, set_parts
 
 REFERENCE = "evolved.genome"            # the genome K is fitted with (genchess/genomes/)
 WORST = 1.0                             # the loss of a vector no genome can be made of
@@ -44,7 +44,10 @@ _cache = threading.local()
 
 def sidecar_path(set_path: str | Path) -> Path:
     """Where a set's fitted K values are kept: FILE.json beside a file (the set
-    maker's own sidecar), fitted.json inside a folder of chunks."""
+    maker's own sidecar), fitted.json inside a folder of chunks, and a SetList's in its
+    first member's place (the sidecar's key tells whose fit it holds)."""
+    if isinstance(set_path, SetList):
+        set_path = set_path[0]
     path = Path(set_path)
     return path / "fitted.json" if path.is_dir() else Path(str(set_path) + ".json")
 
@@ -75,7 +78,8 @@ def fitted_labels(set_path: str | Path, positions: PositionSet, kind: str = "res
     if "set" not in fitted and "k_result" in fitted:
         # A sidecar from before the key: a folder's fit counted its positions, so it
         # stands if the count still matches; a file's fit was kept whatever was passed.
-        stale = Path(set_path).is_dir() and fitted["k_result"].get("positions") != len(positions)
+        stale = (isinstance(set_path, SetList) or Path(set_path).is_dir()
+                 and fitted["k_result"].get("positions") != len(positions))
     else:
         stale = changed
     if stale:

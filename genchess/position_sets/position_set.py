@@ -265,20 +265,43 @@ def set_files(folder: Path) -> list[Path]:
     return sorted(f for f in folder.iterdir() if f.is_file() and f.name.endswith(SET_SUFFIXES))
 
 
-def set_parts(path: str | Path, chunks: int | None = None) -> list[Path]:
-    """The files a set path stands for: the file itself, or a folder's sets in name order,
-    only the first `chunks` of them if given. A folder the data machine is still growing
-    gains chunks at the end, so its first N stay the same set (a run on them resumes)."""
-    path = Path(path)
-    if not path.is_dir():
-        if chunks is not None:
-            raise PositionSetError(f"{path}: 'chunks' reads the first chunks of a folder, "
-                                   f"and this is one file")
-        return [path]
-    files = set_files(path)
+class SetList(tuple):
+    """Several position sets read as one, in the order given (a config's `positions =
+    data/net1, data/net2`): one generation's folder after another's, so a network trains
+    on every generation's data while the newest folder still grows. Its parts are the
+    first set's, then the second's; `chunks` counts across them."""
+
+    def __new__(cls, paths):
+        return super().__new__(cls, (Path(p) for p in paths))
+
+    def __str__(self) -> str:
+        return ", ".join(str(p) for p in self)
+
+    @property
+    def name(self) -> str:
+        return " + ".join(p.name for p in self)
+
+
+def set_parts(path: str | Path | SetList, chunks: int | None = None) -> list[Path]:
+    """The files a set path stands for: the file itself, or a folder's sets in name order
+    (a SetList: each member's in turn), only the first `chunks` of them if given. A folder
+    the data machine is still growing gains chunks at the end, so its first N stay the same
+    set (a run on them resumes)."""
+    if isinstance(path, SetList):
+        files = [f for member in path for f in set_parts(member)]
+        where = f"{path}: hold"
+    else:
+        path = Path(path)
+        if not path.is_dir():
+            if chunks is not None:
+                raise PositionSetError(f"{path}: 'chunks' reads the first chunks of a folder, "
+                                       f"and this is one file")
+            return [path]
+        files = set_files(path)
+        where = f"{path}: holds"
     if chunks is not None:
         if len(files) < chunks:
-            raise PositionSetError(f"{path}: holds {len(files)} chunks, and the first {chunks} "
+            raise PositionSetError(f"{where} {len(files)} chunks, and the first {chunks} "
                                    f"were asked for")
         files = files[:chunks]
     return files
@@ -304,4 +327,5 @@ def load_folder(folder: Path, max_warnings: int | None = None) -> PositionSet:
 
 
 __all__ = ["MENTOR_CLAMP_CP", "PositionSet", "PositionSetError", "epd_line", "load_folder", "load_positions",
-           "open_text", "parse_epd_line", "pawn_unit", "position_key", "read_keys", "set_parts"]
+           "open_text", "parse_epd_line", "pawn_unit", "position_key", "read_keys", "SetList",
+           "set_parts"]

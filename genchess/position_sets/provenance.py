@@ -15,13 +15,22 @@ import hashlib
 import json
 from pathlib import Path
 
-from genchess.position_sets.position_set import set_parts
+from genchess.position_sets.position_set import SetList, set_parts
 
 
 def makers(path: str | Path, chunks: int | None = None) -> list[str]:
     """`NAME sha256-prefix` of each genome that made the set's files (a folder's first
     `chunks` if given), in the order first met (from the sidecars' recipes; none where a
     file has no sidecar)."""
+    if isinstance(path, SetList):       # each member's makers, as far as `chunks` reads
+        found, left = [], chunks
+        for member in path:
+            if left is not None and left <= 0:
+                break
+            files = len(set_parts(member))
+            found += makers(member, None if left is None or left >= files else left)
+            left = None if left is None else left - files
+        return list(dict.fromkeys(found))
     path = Path(path)
     found: list[str] = []
     folder_recipe = _json(path / "recipe.json") if path.is_dir() else {}
@@ -65,9 +74,11 @@ def describe(path: str | Path, positions: int, fingerprint: str, chunks: int | N
     of the folder if given: the manifest then lists more chunks than were read)."""
     parts = [f"{positions} positions" + ("" if chunks is None else f" of chunks 1-{chunks}")
              + f", records {fingerprint}"]
-    listed = manifest(path)
+    members = path if isinstance(path, SetList) else [path]
+    listed = [m for m in map(manifest, members) if m]
     if listed:
-        parts.append(f"manifest {listed}")
+        parts.append("manifest " + ", ".join(listed))
     made = makers(path, chunks)
     parts.append("made by " + ", ".join(made) if made else "maker unrecorded")
-    return f"set {Path(path).name} ({'; '.join(parts)})"
+    name = path.name if isinstance(path, SetList) else Path(path).name
+    return f"set {name} ({'; '.join(parts)})"

@@ -24,7 +24,7 @@ import numpy as np
 
 from genchess.position_sets import chains, packed
 from genchess.position_sets.epd import PositionSetError
-from genchess.position_sets.position_set import PositionSet, load_positions, position_hashes, set_parts
+from genchess.position_sets.position_set import PositionSet, SetList, load_positions, position_hashes, set_parts
 
 
 def read_records(path: str | Path) -> np.ndarray:
@@ -47,11 +47,10 @@ def record_hashes(records: np.ndarray, path="records", seed: int = 0) -> np.ndar
     return hashes
 
 
-def load_records(path: str | Path, chunks: int | None = None) -> np.ndarray:
-    """A set file or a folder of them (read in name order; its first `chunks` if given)
-    as one record array, each position once (its first record kept) and every record
-    checked."""
-    path = Path(path)
+def load_records(path: str | Path | SetList, chunks: int | None = None) -> np.ndarray:
+    """A set file, a folder of them (read in name order) or a SetList of either (its
+    first `chunks` files if given) as one record array, each position once (its first
+    record kept) and every record checked."""
     files = set_parts(path, chunks)
     if not files:
         raise PositionSetError(f"{path}: a folder with no position set in it")
@@ -71,7 +70,7 @@ class PackedSet:
         self.records, self.source = records, source
 
     @classmethod
-    def load(cls, path: str | Path, chunks: int | None = None) -> PackedSet:
+    def load(cls, path: str | Path | SetList, chunks: int | None = None) -> PackedSet:
         """load_records(path, chunks): each position once, every record checked."""
         return cls(load_records(path, chunks), str(path))
 

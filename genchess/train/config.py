@@ -34,8 +34,10 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class Key:
     name: str
-    kind: str           # int, float, floats, bool, path, file (must exist), mode, duration,
-                        # volume, method, scheduler, choice (one of `choices`), words (a list)
+    kind: str           # int, float, floats, bool, path, file (must exist), set (a set file or
+                        # folder, must exist), sets (one or several, commas between), mode,
+                        # duration, volume, method, scheduler, choice (one of `choices`),
+                        # words (a list)
     help: str
     attribute: str      # of the method's config object (champion keys: of ChampionSettings)
     lo: float | None = None
@@ -47,6 +49,10 @@ class Key:
     def with_help(self, text: str) -> Key:
         """The same key, explained as one method uses it."""
         return dataclasses.replace(self, help=text)
+
+    def with_kind(self, kind: str, text: str) -> Key:
+        """The same key taking another kind of value, explained as one method uses it."""
+        return dataclasses.replace(self, kind=kind, help=text)
 
 
 # Keys of every method.
@@ -238,6 +244,14 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
         if not text:
             raise ValueError("expected a file name")
         return Path(text)
+    elif key.kind == "sets":                        # one set, or several read as one
+        names = [name.strip() for name in text.split(",")]
+        if not all(names):
+            raise ValueError(f"expected set files or folders separated by commas, not {quoted(text)}")
+        if len(names) == 1:
+            return Path(names[0])
+        from genchess.position_sets.position_set import SetList    # numpy: only when asked
+        return SetList(names)
     elif key.kind == "mode":
         if text.lower() not in SEARCH_MODES:
             raise ValueError(f"expected one of {', '.join(SEARCH_MODES)}, not {quoted(text)}")
@@ -352,8 +366,11 @@ def check_entries(path: Path, entries: dict[str, tuple[str, int]], keys: list[Ke
         lines[name] = n
         if key.kind == "file" and not values[name].is_file():
             raise ConfigError(f"{path}:{n}: {name} {quoted(text)} not found")
-        if key.kind == "set" and not values[name].exists():
-            raise ConfigError(f"{path}:{n}: {name} {quoted(text)} not found (a set file or a folder of them)")
+        if key.kind in ("set", "sets"):
+            for member in (values[name] if isinstance(values[name], tuple) else [values[name]]):
+                if not member.exists():
+                    raise ConfigError(f"{path}:{n}: {name} {quoted(str(member))} not found (a set "
+                                      f"file or a folder of them)")
     missing = [key.name for key in keys if key.required and key.name not in values]
     if missing:
         raise ConfigError(f"{path}: missing key{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")

@@ -39,10 +39,15 @@ from genchess.train.scaffold import PositionFitnessRun
 NETWORK_KEYS = [
     Key("run file", "path", "the run's records; <file>_state.npz and <file>_best.genome beside "
         "it; an existing run is resumed", "run_file"),
-    *POSITION_KEYS,
-    Key("chunks", "int", "read only the first N sets of a 'positions' folder, in name order: "
-        "a folder the data machine is still growing gains chunks at the end, so the run reads, "
-        "and resumes on, the same positions (default: every set in the folder)", "chunks", 1),
+    *(key.with_kind("sets", "labelled position set (packed .gcpos(.gz), the data machine's "
+                    "chains, EPD), a folder of them read as one set, or several of either "
+                    "separated by commas, read as one in that order (data/net1, data/net2: "
+                    "every generation's data)") if key.name == "positions" else key
+      for key in POSITION_KEYS),
+    Key("chunks", "int", "read only the first N sets of a 'positions' folder, in name order (of "
+        "several, counted across them in order): a folder the data machine is still growing "
+        "gains chunks at the end, so the run reads, and resumes on, the same positions (default: "
+        "every set)", "chunks", 1),
     Key("hidden", "int", "hidden units per side (a multiple of 16, 16 to 1024; 128, 256 and 512 "
         "as the data allows)", "hidden", HIDDEN_RANGE[0], hi=HIDDEN_RANGE[1]),
     Key("activation", "choice", "crelu (clipped to [0, 1]) or screlu (that, squared)", "activation",
