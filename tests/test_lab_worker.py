@@ -8,6 +8,7 @@ SPRT-like match, a short tune and a short data run."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from genchess.lab.queue import Queue
-from genchess.lab.worker import TOKEN_VARIABLE, Worker
+from genchess.lab.worker import Worker, token_processes
 from train_helpers import genchess_command, run
 
 MATCH = ["genchess", "genchess", "--tc", "nodes=2000", "--concurrency", "1"]
@@ -45,19 +46,6 @@ def wait_for(condition, timeout: float = 180, what: str = "the condition"):
 def pgn_rounds(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     return re.findall(r'\[Round "([^"]+)"\]', text)
-
-
-def token_processes(token: str) -> list[int]:
-    marker = f"{TOKEN_VARIABLE}={token}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker in (entry / "environ").read_bytes().split(b"\0"):
-                    found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
 
 
 # ------------------------------------------------------------------ queueing
@@ -148,17 +136,19 @@ def test_a_hung_job_is_stopped_at_its_time_limit(tmp_path):
 
 
 def test_a_timed_job_stops_the_untimed_ones_until_it_is_done(tmp_path):
+    # Two games at once on a worker of two cores: the match takes the machine.
     queue = Queue(tmp_path / "lab")
     data = queue.add("datagen", {"argv": ["set", "--depth", "3", "--games-per-chunk", "8", "--chunks", "2",
                                           "--workers", "1"]}, str(tmp_path), timed=False, time_limit=600)
     worker, lines = in_process_worker(tmp_path / "lab", cores=2)
     match = None
+    whole_machine = MATCH[:-1] + ["2"]
 
     def queue_match_once_data_runs():
         nonlocal match
         if match is None and data in worker.running:
-            match = queue.add("match", {"argv": MATCH + ["--games", "2"]}, str(tmp_path), timed=True,
-                              time_limit=600)
+            match = queue.add("match", {"argv": whole_machine + ["--games", "2"]}, str(tmp_path),
+                              timed=True, time_limit=600)
     original = worker.schedule
 
     def schedule():
@@ -178,6 +168,96 @@ def test_a_timed_job_stops_the_untimed_ones_until_it_is_done(tmp_path):
     said = "\n".join(lines)
     assert f"job {data} (datagen) stopped while timed job {match} runs" in said
     assert f"job {data} (datagen) continued" in said
+
+
+def affinity(pids) -> set[frozenset[int]]:
+    """The CPU sets of every thread of these processes."""
+    found = set()
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                found.add(frozenset(os.sched_getaffinity(int(task.name))))
+            except OSError:
+                pass
+    return found
+
+
+def test_the_cores_a_timed_job_needs_are_its_games_at_once_unless_an_engine_has_threads(tmp_path):
+    from genchess.lab.kinds import timed_cores
+    queue = Queue(tmp_path / "lab")
+    (tmp_path / "one.cfg").write_text("command = uci:stockfish Threads=1 name=SF\n")
+    (tmp_path / "two.cfg").write_text("command = uci:stockfish Threads=2 name=SF\n")
+
+    def needs(kind, *argv):
+        return timed_cores(queue.job(queue.add(kind, {"argv": list(argv)}, str(tmp_path), timed=True,
+                                               time_limit=60)))
+    assert needs("match", "genchess", "genchess", "--concurrency", "1") == 1
+    assert needs("match", "genchess", "genchess", "--concurrency=2") == 2
+    assert needs("match", "genchess", "uci:stockfish Threads=1", "--concurrency", "1") == 1
+    assert needs("match", "genchess threads=2", "genchess", "--concurrency", "1") is None
+    assert needs("match", "genchess", "genchess") is None              # half the cores: the machine
+    assert needs("gauntlet", "one.cfg", "--concurrency", "1") == 1
+    assert needs("gauntlet", "two.cfg", "--concurrency", "1") is None
+    assert needs("bench", "--depth", "8") is None
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="placing jobs on CPUs needs Linux and two CPUs this process may use")
+def test_a_match_of_fewer_games_than_cores_gets_its_own_and_the_data_runs_go_on_beside(tmp_path):
+    # One game at a time on a two-core worker: the match gets the last CPU; the data run
+    # running is moved to the other and never stopped; one queued while the match plays
+    # starts there; when the match ends, the data run is back on both. Each job is
+    # cancelled once seen, so the test takes seconds.
+    queue = Queue(tmp_path / "lab")
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+
+    def data_run(folder):
+        return queue.add("datagen", {"argv": [folder, "--depth", "3", "--games-per-chunk", "8", "--chunks",
+                                              "100", "--workers", "1"]}, str(tmp_path), timed=False,
+                         time_limit=600)
+    first = data_run("one")
+    worker, lines = in_process_worker(tmp_path / "lab", cores=2)
+    match = second = None
+    seen: dict[str, set] = {"match": set(), "first": set(), "second": set(), "after": set()}
+
+    def running(job):
+        return job is not None and job in worker.running and queue.job(job).request is None
+
+    def look(name, job):
+        r = worker.running[job]
+        assert r.stopped_at is None and queue.job(job).held == 0     # beside the match, never held
+        seen[name] |= affinity(token_processes(r.job.token))
+        return seen[name]
+
+    def watch():
+        nonlocal match, second
+        original()
+        if match is None:
+            if running(first):
+                match = queue.add("match", {"argv": MATCH + ["--games", "400"]}, str(tmp_path), timed=True,
+                                  time_limit=600)
+        elif running(match):
+            look("match", match)
+            if running(first) and look("first", first):
+                queue.cancel(first)
+            elif second is None and queue.job(first).state == "cancelled":
+                second = data_run("two")
+            elif running(second) and look("second", second):
+                queue.cancel(match)
+        elif queue.job(match).state == "cancelled" and running(second) and look("after", second):
+            queue.cancel(second)
+    original = worker.schedule
+    worker.schedule = watch
+    worker.run()
+    assert [queue.job(j).state for j in (first, match, second)] == ["cancelled"] * 3
+    assert seen == {"match": {frozenset(cpus[1:])}, "first": {frozenset(cpus[:1])},
+                    "second": {frozenset(cpus[:1])}, "after": {frozenset(cpus)}}, seen
+    said = "\n".join(lines)
+    assert f"job {match} (match) started on CPU {cpus[1]}" in said
+    assert f"job {first} (datagen) moved to CPU {cpus[0]} beside timed job {match} on CPU {cpus[1]}" in said
+    assert f"job {second} (datagen) started on CPU {cpus[0]}" in said
+    assert f"job {second} (datagen) back on CPU {cpus[0]},{cpus[1]}" in said
+    assert "stopped while timed job" not in said
 
 
 def test_cancel_stops_a_running_job_at_a_safe_point(tmp_path):

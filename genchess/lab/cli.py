@@ -63,12 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("id", type=int, metavar="ID")
 
     p = sub.add_parser("run", parents=[common], help="the worker: run the queue's jobs",
-                       description="Take the queue's jobs in order and run them: timed jobs alone, "
-                                   "untimed ones on the idle cores. Ctrl-C stops the jobs at a safe "
+                       description="Take the queue's jobs in order and run them: timed jobs never "
+                                   "sharing their cores (a match or gauntlet of fewer games at once "
+                                   "than the cores on cores of its own, the untimed jobs on the "
+                                   "others; any other alone), untimed ones on the idle cores. Ctrl-C "
+                                   "stops the jobs at a safe "
                                    "point and puts them back in the queue; the next worker resumes "
                                    "them, after kill -9 or a reboot too.")
-    p.add_argument("--cores", type=_positive, default=os.cpu_count() or 1, metavar="N",
-                   help="cores the untimed jobs may fill (default: all)")
+    p.add_argument("--cores", type=_positive, default=len(os.sched_getaffinity(0)) if
+                   hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, metavar="N",
+                   help="cores the jobs may fill (default: all this process may use)")
     p.add_argument("--until-empty", action="store_true",
                    help="stop when no job is queued or running (default: wait for more)")
     p.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",

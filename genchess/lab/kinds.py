@@ -193,6 +193,30 @@ def command(job, job_dir: Path, scheduler: str | None = None) -> list[str]:
     return [KINDS[job.kind].command] + argv
 
 
+def timed_cores(job) -> int | None:
+    """The cores a timed job's clocks need: a match's or a gauntlet's --concurrency, its
+    games at once on one thread each. None where the job takes the whole machine: a
+    benchmark, or a match without --concurrency (it then plays on half the cores, and a
+    clock beside other work is what the lab exists to avoid)."""
+    argv = job.args["argv"]
+    if job.kind not in ("match", "gauntlet"):
+        return None
+    engines = list(argv)            # the specs, and a gauntlet's config's opponents
+    if job.kind == "gauntlet" and argv:
+        try:
+            engines.append((Path(job.cwd) / argv[0]).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return None
+    if any(int(n) > 1 for text in engines for n in re.findall(r"threads=(\d+)", text, re.I)):
+        return None                 # an engine of several threads takes the machine too
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word == "--concurrency" and i + 1 < len(argv) else \
+            word[len("--concurrency="):] if word.startswith("--concurrency=") else None
+        if value is not None:
+            return int(value) if value.isdigit() and int(value) > 0 else None
+    return None
+
+
 def cores(job) -> int:
     """The cores an untimed job keeps busy: its own --workers (or the config's
     workers), else all of them, as the command itself would take."""

@@ -3,9 +3,13 @@ as its own command (`python -m genchess KIND ...`) in a process group of its own
 its output in the job's folder (lab/jobs/N/output.log).
 
 The rules, each checked once a tick:
-- a timed job (a match, a gauntlet, a benchmark) runs alone: when one is next, the
-  untimed jobs running are stopped (SIGSTOP to their process groups) until no timed
-  job is next, then continued (SIGCONT), so a clock never shares its cores;
+- a timed job (a match, a gauntlet, a benchmark) never shares its cores: one at a time,
+  and when one is next, the untimed jobs running are stopped (SIGSTOP to their process
+  groups) until no timed job is next, then continued (SIGCONT);
+- but a match or gauntlet that names its games at once (`--concurrency N`) with fewer
+  than the worker's cores gets N cores of its own (CPU affinity, on Linux), and the
+  untimed jobs go on, moved to the other cores, and may start there: an SPRT one game
+  at a time on one core, the data machine on the other (moved back to every core after);
 - untimed jobs (data, position sets, trainings) start while their cores are free;
 - a job that exits 0 is done; any other exit is failed, with its last lines; a job
   running longer than its time limit (paused time not counted) is stopped and failed;
@@ -48,6 +52,7 @@ class Running:
     stopped_for: float = 0.0                # seconds stopped so far
     stopping: str | None = None             # pause, cancel, limit or shutdown
     stop_sent: float = 0.0
+    cpus: list[int] | None = None           # a timed job's own CPUs beside untimed jobs
 
     def used(self, now: float) -> float:
         """Seconds this job has run, over every attempt, paused time left out."""
@@ -68,6 +73,10 @@ class Worker:
     def __post_init__(self):
         self.id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.running: dict[int, Running] = {}
+        # The CPUs the worker fills, when it can place processes (Linux): a timed job
+        # of fewer games at once takes the last ones, the untimed jobs the rest.
+        usable = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self.cpus = usable[:self.cores]
         self.quit = False
         self.last_beat = 0.0
 
@@ -104,12 +113,29 @@ class Worker:
 
     # ------------------------------------------------------------ starting
 
+    def timed_cpus(self, job: Job) -> list[int] | None:
+        """The CPUs of its own a timed job gets beside the untimed jobs, None if it takes
+        the machine (untimed jobs stopped while it runs)."""
+        wanted = kinds.timed_cores(job)
+        if wanted is None or wanted >= len(self.cpus):
+            return None
+        return self.cpus[-wanted:]
+
+    def _beside(self) -> tuple[list[int] | None, list[int] | None]:
+        """The running timed job's CPUs, and the ones left for untimed jobs (None, None
+        while no timed job runs or one takes the machine)."""
+        for r in self.running.values():
+            if r.job.timed and r.cpus is not None:
+                return r.cpus, [c for c in self.cpus if c not in r.cpus]
+        return None, None
+
     def schedule(self) -> None:
         if any(r.job.timed for r in self.running.values()):
+            self._fill_beside()
             return
         waiting = self.queue.next_queued()
         stopped = [r for r in self.running.values() if r.stopped_at is not None]
-        if stopped and (waiting is None or not waiting.timed):
+        if stopped and (waiting is None or not waiting.timed or self.timed_cpus(waiting) is not None):
             for r in stopped:
                 self._signal(r, signal.SIGCONT)
                 r.stopped_for += time.monotonic() - r.stopped_at
@@ -117,26 +143,46 @@ class Worker:
                 self.queue.hold(r.job.id, self.id, False)
                 self.out(f"job {r.job.id} ({r.job.kind}) continued")
         while (job := self.queue.take(self.id, self._can_start)) is not None:
-            if job.timed:
+            own = self.timed_cpus(job) if job.timed else None
+            if job.timed and own is None:
                 for r in self.running.values():
                     if r.stopped_at is None:
                         self._signal(r, signal.SIGSTOP)
                         r.stopped_at = time.monotonic()
                         self.queue.hold(r.job.id, self.id, True)
                         self.out(f"job {r.job.id} ({r.job.kind}) stopped while timed job {job.id} runs")
-            self.start(job)
+            elif own is not None:
+                rest = [c for c in self.cpus if c not in own]
+                for r in self.running.values():
+                    place(r, rest)
+                    self.out(f"job {r.job.id} ({r.job.kind}) moved to CPU {cpu_list(rest)} beside "
+                             f"timed job {job.id} on CPU {cpu_list(own)}")
+            self.start(job, own)
             if job.timed:
+                self._fill_beside()
                 break
 
+    def _fill_beside(self) -> None:
+        """Untimed jobs started on the cores a timed job leaves (its games are on its own)."""
+        own, rest = self._beside()
+        if own is None:
+            return
+        while (job := self.queue.take(self.id, self._can_start)) is not None:
+            self.start(job, rest)
+
     def _can_start(self, job: Job) -> bool:
+        own, rest = self._beside()
         if any(r.job.timed for r in self.running.values()):
-            return False
+            if job.timed or own is None:
+                return False
+            busy = sum(kinds.cores(r.job) for r in self.running.values() if not r.job.timed)
+            return busy == 0 or busy + kinds.cores(job) <= len(rest)
         if job.timed:
             return True
         busy = sum(kinds.cores(r.job) for r in self.running.values())
         return not self.running or busy + kinds.cores(job) <= self.cores
 
-    def start(self, job: Job) -> None:
+    def start(self, job: Job, cpus: list[int] | None = None) -> None:
         job_dir = self.queue.job_dir(job.id).resolve()
         job_dir.mkdir(parents=True, exist_ok=True)
         token = uuid.uuid4().hex
@@ -151,7 +197,8 @@ class Worker:
         env = {**os.environ, TOKEN_VARIABLE: token, "PYTHONUNBUFFERED": "1"}
         try:
             proc = subprocess.Popen(argv, cwd=job.cwd, stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                                    stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                    preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus))
         except OSError as e:
             log.close()
             self.queue.finish(job.id, self.id, "failed", None, f"could not start: {e}")
@@ -165,8 +212,10 @@ class Worker:
             log.close()
             self.out(f"job {job.id}: {e}")
             return
-        self.running[job.id] = Running(job, proc, log, time.monotonic())
-        self.out(f"job {job.id} ({job.kind}) started: {kinds.describe(job)}")
+        job.token = token                   # for place() and the end of its processes
+        self.running[job.id] = Running(job, proc, log, time.monotonic(), cpus=cpus if job.timed else None)
+        self.out(f"job {job.id} ({job.kind}) started"
+                 + ("" if cpus is None else f" on CPU {cpu_list(cpus)}") + f": {kinds.describe(job)}")
 
     # ------------------------------------------------------------ watching
 
@@ -178,6 +227,10 @@ class Worker:
             self._kill_group(r)             # anything the command left behind
             r.log.close()
             del self.running[job_id]
+            if r.job.timed and r.cpus is not None:      # its cores go back to the untimed jobs
+                for other in self.running.values():
+                    place(other, self.cpus)
+                    self.out(f"job {other.job.id} ({other.job.kind}) back on CPU {cpu_list(self.cpus)}")
             job_dir = self.queue.job_dir(job_id)
             tail = kinds.last_lines(job_dir / "output.log")
             if r.stopping in ("pause", "cancel"):
@@ -271,26 +324,53 @@ class Worker:
         self.out(f"job {job.id} ({job.kind}): its worker is gone; back in the queue")
 
 
+def token_processes(token: str | None) -> list[int]:
+    """The processes whose environment carries this attempt's token (the job's command,
+    its engines, its pool's workers); none where /proc is not there to read."""
+    if not token or not Path("/proc").is_dir():
+        return []
+    marker = f"{TOKEN_VARIABLE}={token}".encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                pids.append(int(entry.name))
+        except OSError:
+            continue
+    return pids
+
+
+def place(r: Running, cpus: list[int]) -> None:
+    """Every thread of every process of a running job onto these CPUs (what they start
+    later inherits it)."""
+    for pid in token_processes(r.job.token):
+        try:
+            threads = [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir()]
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                os.sched_setaffinity(tid, cpus)
+            except OSError:                 # gone meanwhile
+                pass
+
+
+def cpu_list(cpus: list[int]) -> str:
+    return ",".join(map(str, cpus))
+
+
 def end_processes(token: str | None, wait: float = 10.0) -> int:
     """SIGKILL every process whose environment carries this attempt's token (the
     job's command, its engines, its pool's workers), and wait until they are gone;
     how many there were. Linux reads /proc; elsewhere the process group alone ends."""
     if not token or not Path("/proc").is_dir():
         return 0
-    marker = f"{TOKEN_VARIABLE}={token}".encode()
     found = 0
     deadline = time.monotonic() + wait
     while True:
-        pids = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
-                continue
-            try:
-                if marker in (entry / "environ").read_bytes().split(b"\0"):
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-        live = [pid for pid in pids if not _zombie(pid)]
+        live = [pid for pid in token_processes(token) if not _zombie(pid)]
         if not live or time.monotonic() > deadline:
             return found
         for pid in live:
