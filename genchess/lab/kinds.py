@@ -209,12 +209,7 @@ def timed_cores(job) -> int | None:
             return None
     if any(int(n) > 1 for text in engines for n in re.findall(r"threads=(\d+)", text, re.I)):
         return None                 # an engine of several threads takes the machine too
-    for i, word in enumerate(argv):
-        value = argv[i + 1] if word == "--concurrency" and i + 1 < len(argv) else \
-            word[len("--concurrency="):] if word.startswith("--concurrency=") else None
-        if value is not None:
-            return int(value) if value.isdigit() and int(value) > 0 else None
-    return None
+    return _whole_option(argv, "--concurrency") or None
 
 
 def cores(job) -> int:
@@ -225,12 +220,21 @@ def cores(job) -> int:
     if job.kind == "train":
         match = re.search(r"^\s*workers\s*=\s*(\d+)", job.args["config"], re.M)
         return min(int(match.group(1)), every) if match else every
+    workers = _whole_option(argv, "--workers")
+    return every if workers is None else min(workers, every)
+
+
+def _whole_option(argv: list[str], name: str) -> int | None:
+    """The whole number an option is given (`--name N` or `--name=N`), None without one."""
     for i, word in enumerate(argv):
-        if word == "--workers" and i + 1 < len(argv) and argv[i + 1].isdigit():
-            return min(int(argv[i + 1]), every)
-        if word.startswith("--workers=") and word[10:].isdigit():
-            return min(int(word[10:]), every)
-    return every
+        if word == name and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif word.startswith(name + "="):
+            value = word[len(name) + 1:]
+        else:
+            continue
+        return int(value) if value.isdigit() else None
+    return None
 
 
 # ------------------------------------------------------------------ progress
