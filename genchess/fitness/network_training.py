@@ -30,7 +30,6 @@ import dataclasses
 import io
 import json
 import math
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from genchess.fitness.loss import Labels
 from genchess.fitness.network_model import LIMITS, SCALE, FloatNetwork, NumpyKernels
 from genchess.genome.network import ACTIVATIONS, MAX_BUCKETS
 from genchess.optimise.schedules import StepDrop
+from genchess.parallel import usable_cpus
 
 FORMAT = 2                              # the saved state's layout (1: before output buckets)
 KERNELS = ("fast", "numpy")
@@ -89,10 +89,7 @@ DEFAULTS = NetworkSettings()
 
 
 def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:                      # (not on every platform)
-        return os.cpu_count() or 1
+    return len(usable_cpus())
 
 
 def default_threads() -> int:

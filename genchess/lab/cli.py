@@ -13,12 +13,12 @@ Every command takes --lab DIR (default ./lab): the folder of the queue and the j
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 from genchess.lab import DEFAULT_LAB
+from genchess.parallel import usable_cpus
 
 PROG = "genchess lab"
 
@@ -70,8 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "stops the jobs at a safe "
                                    "point and puts them back in the queue; the next worker resumes "
                                    "them, after kill -9 or a reboot too.")
-    p.add_argument("--cores", type=_positive, default=len(os.sched_getaffinity(0)) if
-                   hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, metavar="N",
+    p.add_argument("--cores", type=_positive, default=len(usable_cpus()), metavar="N",
                    help="cores the jobs may fill (default: all this process may use)")
     p.add_argument("--until-empty", action="store_true",
                    help="stop when no job is queued or running (default: wait for more)")

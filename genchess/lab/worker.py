@@ -36,6 +36,7 @@ from pathlib import Path
 
 from genchess.lab import kinds
 from genchess.lab.queue import Job, Queue, QueueError
+from genchess.parallel import usable_cpus
 
 TOKEN_VARIABLE = "GENCHESS_LAB_TOKEN"
 GRACE_SECONDS = 60.0            # after Ctrl-C, a job's time to reach a safe point
@@ -63,7 +64,7 @@ class Running:
 @dataclass
 class Worker:
     queue: Queue
-    cores: int = field(default_factory=lambda: os.cpu_count() or 1)
+    cores: int = field(default_factory=lambda: len(usable_cpus()))
     until_empty: bool = False
     tick: float = 1.0
     grace: float = GRACE_SECONDS
@@ -75,8 +76,7 @@ class Worker:
         self.running: dict[int, Running] = {}
         # The CPUs the worker fills, when it can place processes (Linux): a timed job
         # of fewer games at once takes the last ones, the untimed jobs the rest.
-        usable = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        self.cpus = usable[:self.cores]
+        self.cpus = usable_cpus()[:self.cores] if hasattr(os, "sched_setaffinity") else []
         self.quit = False
         self.last_beat = 0.0
 
