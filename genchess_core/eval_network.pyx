@@ -30,6 +30,13 @@
 # and there is no stack of accumulators to keep in step with the search. When more
 # pieces differ than stand on the board (a new root, a distant transposition), the
 # accumulator is built afresh, which is then cheaper.
+#
+# With king buckets (genome/network.py's KingLayout) a side's inputs are those of the
+# bucket its king stands in, read mirrored a <-> h when the layout says so: input
+# bucket * 768 + the index above of the square XOR flip. A side whose king has moved
+# into another bucket or across the mirror is built afresh; the other side, and every
+# move that leaves both kings' keys as they were, updates as before. One bucket and
+# no mirror (every network without a `Kings:` line) is the network above exactly.
 
 from libc.stdint cimport int16_t, int32_t, int64_t
 from libc.stdlib cimport calloc, free
@@ -38,7 +45,7 @@ import os
 from array import array
 
 from genchess_core.types cimport *
-from genchess_core.bitboard cimport pop_lsb, popcount
+from genchess_core.bitboard cimport lsb, pop_lsb, popcount
 from genchess_core.position cimport set_fen
 from genchess_core.board cimport Board
 
@@ -63,32 +70,52 @@ cdef enum:
     NETWORK_CP_LIMIT = 30000
 
 
-cdef inline int input_index(int perspective, int piece, int sq) noexcept nogil:
-    """The input a piece (colour * 6 + kind) on sq is for a perspective (colour):
-    its own pieces first, the board from its own side."""
+cdef inline int king_key(const Position* p, const NetworkParams* n, int perspective) noexcept nogil:
+    """A perspective's (colour's) king bucket and mirror as one number: its first
+    input's offset (bucket * 768) plus its square flip (0 or 7). No king (a test's
+    board): the first bucket, not mirrored."""
+    cdef U64 king = p.bb[perspective * 6 + KING]
+    cdef int sq
+    if not king:
+        return 0
+    sq = lsb(king) ^ (56 * perspective)
+    return n.king_bucket[sq] * NETWORK_INPUTS + n.king_flip[sq]
+
+
+cdef inline int input_index(int perspective, int key, int piece, int sq) noexcept nogil:
+    """The input a piece (colour * 6 + kind) on sq is for a perspective (colour) whose
+    king key is `key`: its own pieces first, the board from its own side (mirrored
+    when the key says so), in its king's bucket."""
+    sq ^= key & 7
     if perspective == WHITE:
-        return piece * 64 + sq
-    return (piece + 6 if piece < 6 else piece - 6) * 64 + (sq ^ 56)
+        return (key & ~7) + piece * 64 + sq
+    return (key & ~7) + (piece + 6 if piece < 6 else piece - 6) * 64 + (sq ^ 56)
+
+
+cdef void refresh_side(const Position* p, const NetworkParams* n, NetworkAccumulator* a,
+                       int c) noexcept nogil:
+    """Perspective c's sums made afresh from p's pieces."""
+    cdef int piece, sq, index, count = 0, key = king_key(p, n, c)
+    cdef int inputs[64]
+    cdef U64 b
+    memcpy(a.acc[c], n.b1, n.hidden * sizeof(int16_t))
+    a.psqt[c] = 0
+    for piece in range(12):
+        b = p.bb[piece]
+        while b:
+            sq = pop_lsb(&b)
+            index = input_index(c, key, piece, sq)
+            inputs[count] = index
+            count += 1
+            if n.psqt != NULL:
+                a.psqt[c] += n.psqt[index]
+    gc_kernels.update(a.acc[c], n.w1, n.hidden, inputs, count, NULL, 0)
+    a.king[c] = key
 
 
 cdef void refresh(const Position* p, const NetworkParams* n, NetworkAccumulator* a) noexcept nogil:
-    cdef int c, piece, sq, index, count
-    cdef int inputs[64]
-    cdef U64 b
-    for c in range(2):
-        memcpy(a.acc[c], n.b1, n.hidden * sizeof(int16_t))
-        a.psqt[c] = 0
-        count = 0
-        for piece in range(12):
-            b = p.bb[piece]
-            while b:
-                sq = pop_lsb(&b)
-                index = input_index(c, piece, sq)
-                inputs[count] = index
-                count += 1
-                if n.psqt != NULL:
-                    a.psqt[c] += n.psqt[index]
-        gc_kernels.update(a.acc[c], n.w1, n.hidden, inputs, count, NULL, 0)
+    refresh_side(p, n, a, WHITE)
+    refresh_side(p, n, a, BLACK)
     memcpy(a.bb, p.bb, sizeof(a.bb))
     a.valid = 1
 
@@ -96,10 +123,13 @@ cdef void refresh(const Position* p, const NetworkParams* n, NetworkAccumulator*
 cdef void network_accumulate(const Position* p, const NetworkParams* n,
                              NetworkAccumulator* a) noexcept nogil:
     """Bring a's accumulators to p's army: the pieces that differ from the army
-    they hold, or all of p's pieces when that is fewer."""
+    they hold, or all of p's pieces when that is fewer; a side whose king key
+    changed, afresh."""
     cdef int piece, sq, c, index, changed = 0, n_added = 0, n_removed = 0
     cdef int added[2][64]           # each perspective's inputs (at most one a square)
     cdef int removed[2][64]
+    cdef int key[2]
+    cdef bint afresh[2]
     cdef U64 gone, come
     if a.valid:
         for piece in range(12):
@@ -107,28 +137,36 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
     if not a.valid or changed > popcount(p.all):
         refresh(p, n, a)
         return
+    for c in range(2):
+        key[c] = king_key(p, n, c)
+        afresh[c] = key[c] != a.king[c]
     for piece in range(12):
         gone = a.bb[piece] & ~p.bb[piece]
         come = p.bb[piece] & ~a.bb[piece]
         while gone:
             sq = pop_lsb(&gone)
             for c in range(2):
-                index = input_index(c, piece, sq)
-                removed[c][n_removed] = index
-                if n.psqt != NULL:
-                    a.psqt[c] -= n.psqt[index]
+                if not afresh[c]:
+                    index = input_index(c, key[c], piece, sq)
+                    removed[c][n_removed] = index
+                    if n.psqt != NULL:
+                        a.psqt[c] -= n.psqt[index]
             n_removed += 1
         while come:
             sq = pop_lsb(&come)
             for c in range(2):
-                index = input_index(c, piece, sq)
-                added[c][n_added] = index
-                if n.psqt != NULL:
-                    a.psqt[c] += n.psqt[index]
+                if not afresh[c]:
+                    index = input_index(c, key[c], piece, sq)
+                    added[c][n_added] = index
+                    if n.psqt != NULL:
+                        a.psqt[c] += n.psqt[index]
             n_added += 1
         a.bb[piece] = p.bb[piece]
     for c in range(2):
-        gc_kernels.update(a.acc[c], n.w1, n.hidden, added[c], n_added, removed[c], n_removed)
+        if afresh[c]:
+            refresh_side(p, n, a, c)
+        else:
+            gc_kernels.update(a.acc[c], n.w1, n.hidden, added[c], n_added, removed[c], n_removed)
 
 
 cdef inline int64_t c_div(int64_t a, int64_t b) noexcept nogil:
@@ -226,18 +264,27 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     cdef const int16_t[::1] w2 = packed["network_w2"]
     cdef const int32_t[::1] b2 = packed["network_b2"]
     cdef const int32_t[::1] psqt = packed.get("network_psqt", _NO_PSQT)
-    cdef int pieces
+    cdef int pieces, sq
     hidden = int(packed["network_hidden"])
     buckets = int(packed.get("network_buckets", 1))
+    king_buckets = int(packed.get("network_king_buckets", 1))
+    king_table = bytes(packed.get("network_king_table", bytes(64)))
+    king_flip = bytes(packed.get("network_king_flip", bytes(64)))
+    inputs = NETWORK_INPUTS * king_buckets
     if not 16 <= hidden <= NETWORK_MAX_HIDDEN or hidden % 16:
         raise ValueError(f"network_hidden must be a multiple of 16 from 16 to {NETWORK_MAX_HIDDEN}, not {hidden}")
     if not 1 <= buckets <= NETWORK_MAX_BUCKETS:
         raise ValueError(f"network_buckets must be from 1 to {NETWORK_MAX_BUCKETS}, not {buckets}")
-    if (w1.shape[0] != NETWORK_INPUTS * hidden or b1.shape[0] != hidden
+    if not 1 <= king_buckets <= NETWORK_MAX_KING_BUCKETS:
+        raise ValueError(f"network_king_buckets must be from 1 to {NETWORK_MAX_KING_BUCKETS}, not {king_buckets}")
+    if (len(king_table), len(king_flip)) != (64, 64) or max(king_table) >= king_buckets \
+            or any(f not in (0, 7) for f in king_flip):
+        raise ValueError(f"a king layout is 64 buckets below {king_buckets} and 64 flips of 0 or 7")
+    if (w1.shape[0] != inputs * hidden or b1.shape[0] != hidden
             or w2.shape[0] != 2 * hidden * buckets or b2.shape[0] != buckets):
-        raise ValueError(f"network weights do not fit {NETWORK_INPUTS}x2 -> {hidden} -> 1x{buckets}")
-    if psqt.shape[0] not in (0, NETWORK_INPUTS):
-        raise ValueError(f"a piece-square term has {NETWORK_INPUTS} numbers, not {psqt.shape[0]}")
+        raise ValueError(f"network weights do not fit {inputs}x2 -> {hidden} -> 1x{buckets}")
+    if psqt.shape[0] not in (0, inputs):
+        raise ValueError(f"a piece-square term has {inputs} numbers, not {psqt.shape[0]}")
     activation = packed["network_activation"]
     if activation not in ("crelu", "screlu"):
         raise ValueError(f"unknown network activation {activation!r} (crelu or screlu)")
@@ -258,6 +305,10 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
     for pieces in range(33):
         n.bucket_of[pieces] = min(max(pieces - 2, 0) // divisor, buckets - 1)
     n.psqt = &psqt[0] if psqt.shape[0] else NULL
+    n.king_buckets = king_buckets
+    for sq in range(64):
+        n.king_bucket[sq] = king_table[sq]
+        n.king_flip[sq] = king_flip[sq]
     return 0
 
 

@@ -17,6 +17,11 @@
 # is the same bit for bit (and a run resumes exactly on any number). A minibatch is
 # one parallel region with one wait in it, between the parts and their sum.
 #
+# With king buckets (genome/network.py's KingLayout) a side's inputs are offset by its
+# king's bucket and its squares mirrored a <-> h where the layout says so, the inputs
+# eval_network.pyx reads: the first layer is 768 x K columns, and so is the
+# piece-square term.
+#
 # `real` is float (training) or double (the checks against the reference, where the
 # order of a sum must not hide a wrong term). OpenMP gives the threads; a compiler
 # without it (setup.py checks) builds the same loops to run on one thread.
@@ -81,6 +86,7 @@ cdef enum:
     RECORD = 32                 # bytes a record (position_sets/packed.py)
     MAX_PIECES = 32
     MAX_BUCKETS = 16            # genome/network.py's MAX_BUCKETS
+    MAX_KING_BUCKETS = 16       # genome/network.py's MAX_KING_BUCKETS
     AHEAD = 8                   # positions ahead that a record is prefetched
 
 cdef double LN10 = 2.302585092994046
@@ -94,24 +100,36 @@ cdef struct Position:
     double result
     int squares[MAX_PIECES]
     int codes[MAX_PIECES]
+    int king[2]                 # each colour's king square (0 if none)
 
 
 cdef inline void decode(const uint8_t* rec, bint flipped, Position* out) noexcept nogil:
     """A record's pieces (square, colour * 6 + kind) in ascending square order, the
     side to move and the labels; files mirrored when `flipped`."""
     cdef uint64_t occupancy = 0
-    cdef int k, square, count = 0
+    cdef int k, square, code, count = 0
     for k in range(8):
         occupancy |= (<uint64_t>rec[k]) << (8 * k)
+    out.king[0] = out.king[1] = 0
     while occupancy:
         square = pop_lsb(&occupancy)
+        code = (rec[8 + count // 2] >> (4 * (count & 1))) & 15
         out.squares[count] = square ^ 7 if flipped else square
-        out.codes[count] = (rec[8 + count // 2] >> (4 * (count & 1))) & 15
+        out.codes[count] = code
+        if code % 6 == 5 and code < 12:
+            out.king[code // 6] = out.squares[count]
         count += 1
     out.count = count
     out.side = rec[24] & 1
     out.score = <int16_t>(rec[26] | (rec[27] << 8))
     out.result = rec[28] * 0.5
+
+
+cdef inline int king_key(const Buffers* ws, const Position* pos, int perspective) noexcept nogil:
+    """A perspective's first input (its king's bucket * 768) plus the flip of its
+    squares (0 or 7): eval_network.pyx's king_key."""
+    cdef int sq = pos.king[perspective] ^ (56 * perspective)
+    return ws.king_bucket[sq] * INPUTS + ws.king_flip[sq]
 
 
 cdef inline int input_index(int perspective, int code, int square) noexcept nogil:
@@ -156,6 +174,9 @@ cdef struct Buffers:
     # whatever the number of threads (up to PARTS that train at once), and no thread
     # writes where another does until the sum.
     int hidden, buckets, threads
+    int inputs                      # 768 a king bucket
+    unsigned char king_bucket[64]   # a side's king square (its own seat) -> its bucket
+    unsigned char king_flip[64]     # ... -> 7 where it reads the board mirrored a <-> h
     Py_ssize_t offset[ARRAYS + 1]   # offset[ARRAYS]: the numbers of a gradient
     char* part[PARTS]               # [offset[ARRAYS]] of real each (part[0] unused: the call's arrays)
     double part_loss[PARTS]
@@ -173,22 +194,31 @@ cdef class Workspace:
     cdef Buffers b
     cdef void* memory
 
-    def __cinit__(self, int hidden, int buckets, int threads):
+    def __cinit__(self, int hidden, int buckets, int threads, bytes king_table=bytes(64),
+                  bytes king_flip=bytes(64)):
+        """king_table and king_flip: 64 bytes each, KingLayout's bucket and flip of each
+        king square (one bucket, no mirror by default)."""
         cdef int pieces, divisor, k, scratches = max(threads, PARTS)
         cdef Py_ssize_t total, gradient_bytes, position_bytes
         cdef char* start
         if hidden < 1 or not 1 <= buckets <= MAX_BUCKETS or threads < 1:
             raise ValueError(f"a workspace for {hidden} units, {buckets} buckets, {threads} threads")
+        if (len(king_table), len(king_flip)) != (64, 64) or max(king_table) >= MAX_KING_BUCKETS \
+                or any(f not in (0, 7) for f in king_flip):
+            raise ValueError("a king layout is 64 buckets and 64 flips of 0 or 7")
         self.b.hidden, self.b.buckets, self.b.threads = hidden, buckets, threads
+        self.b.inputs = INPUTS * (max(king_table) + 1)
+        for k in range(64):
+            self.b.king_bucket[k], self.b.king_flip[k] = king_table[k], king_flip[k]
         divisor = (32 + buckets - 1) // buckets         # genome/network.py's output_bucket
         for pieces in range(MAX_PIECES + 1):
             self.b.bucket_of[pieces] = min(max(pieces - 2, 0) // divisor, buckets - 1)
         self.b.offset[W1] = 0
-        self.b.offset[B1] = INPUTS * hidden
+        self.b.offset[B1] = <Py_ssize_t>self.b.inputs * hidden
         self.b.offset[W2] = self.b.offset[B1] + hidden
         self.b.offset[B2] = self.b.offset[W2] + buckets * 2 * hidden
         self.b.offset[PSQT] = self.b.offset[B2] + buckets
-        self.b.offset[ARRAYS] = self.b.offset[PSQT] + INPUTS
+        self.b.offset[ARRAYS] = self.b.offset[PSQT] + self.b.inputs
         # One allocation, each buffer starting a cache line (room for double, the larger
         # precision), so that no two threads write one line.
         gradient_bytes = whole_lines(self.b.offset[ARRAYS] * sizeof(double))
@@ -238,7 +268,7 @@ cdef void forward_position(Batch* job, Scratch* pos_out, uint32_t row, real* kin
     Forward only, d_out holds its cp from White's view; with `backward`, its loss and
     the slopes of the loss (a mean over the call's positions) by its output and by each
     unit of its accumulators."""
-    cdef int h = job.ws.hidden, c, i, b, index
+    cdef int h = job.ws.hidden, c, i, b, index, key
     cdef Position pos
     cdef real* acc
     cdef real* a
@@ -259,8 +289,9 @@ cdef void forward_position(Batch* job, Scratch* pos_out, uint32_t row, real* kin
         acc = <real*>pos_out.slope + c * h
         a = <real*>pos_out.act + c * h
         inputs = pos_out.inputs + c * MAX_PIECES
+        key = king_key(job.ws, &pos, pos.side ^ c)
         for i in range(pos.count):
-            index = FEATURES[pos.side ^ c][pos.codes[i]][pos.squares[i]]     # us, then them
+            index = (key & ~7) + FEATURES[pos.side ^ c][pos.codes[i]][pos.squares[i] ^ (key & 7)]  # us, then them
             inputs[i] = index
             if psqt != NULL:
                 linear += psqt[index] if c == 0 else -psqt[index]
@@ -454,10 +485,10 @@ def check_rows(const uint8_t[:, ::1] records, const uint32_t[::1] rows, const ui
 def _shapes(Workspace ws, Py_ssize_t w1_rows, Py_ssize_t w1_cols, Py_ssize_t b1, Py_ssize_t w2_rows,
             Py_ssize_t w2_cols, Py_ssize_t b2, Py_ssize_t psqt):
     h = ws.b.hidden
-    if (w1_rows, w1_cols, b1, w2_rows, w2_cols, b2) != (INPUTS, h, h, ws.b.buckets, 2 * h, ws.b.buckets):
+    if (w1_rows, w1_cols, b1, w2_rows, w2_cols, b2) != (ws.b.inputs, h, h, ws.b.buckets, 2 * h, ws.b.buckets):
         raise ValueError(f"arrays of shapes {(w1_rows, w1_cols)}, {b1}, {(w2_rows, w2_cols)}, {b2} do "
-                         f"not fit {h} units and {ws.b.buckets} buckets")
-    if psqt not in (0, INPUTS):
+                         f"not fit {ws.b.inputs} inputs, {h} units and {ws.b.buckets} buckets")
+    if psqt not in (0, ws.b.inputs):
         raise ValueError(f"a piece-square term of {psqt} numbers")
 
 
@@ -512,12 +543,13 @@ def train_batch(Workspace ws, const uint8_t[:, ::1] records, const uint32_t[::1]
     mean loss. The four vectors hold the network's arrays one after another
     (FloatNetwork.arrays()' order, the k-th ending before ends[k])."""
     cdef Py_ssize_t h = ws.b.hidden, buckets = ws.b.buckets, n = values.shape[0], a, first
+    cdef Py_ssize_t w1_size = <Py_ssize_t>ws.b.inputs * h
     cdef Py_ssize_t arrays = ends.shape[0]
     cdef Py_ssize_t layout[ARRAYS]
     cdef bint fits = ARRAYS - 1 <= arrays <= ARRAYS and limits.shape[0] == arrays and t >= 1
     cdef Batch job
-    layout[:] = [INPUTS * h, INPUTS * h + h, INPUTS * h + h + buckets * 2 * h,
-                 INPUTS * h + h + buckets * 2 * h + buckets, INPUTS * h + h + buckets * 2 * h + buckets + INPUTS]
+    layout[:] = [w1_size, w1_size + h, w1_size + h + buckets * 2 * h,
+                 w1_size + h + buckets * 2 * h + buckets, w1_size + h + buckets * 2 * h + buckets + ws.b.inputs]
     for a in range(arrays if fits else 0):
         fits = fits and ends[a] == layout[a]
     if (not fits or n != ends[arrays - 1] or gradient.shape[0] != n or m.shape[0] != n or v.shape[0] != n):
@@ -559,10 +591,12 @@ def evaluate(Workspace ws, const uint8_t[:, ::1] records, const uint32_t[::1] fl
     return cp
 
 
-def inputs_of(const uint8_t[:, ::1] records, Py_ssize_t row, bint flipped):
+def inputs_of(Workspace ws, const uint8_t[:, ::1] records, Py_ssize_t row, bint flipped):
     """For tests: (us, them), the inputs of record `row` (mirrored a <-> h if
-    `flipped`) for the side to move and the other side, in the records' order."""
+    `flipped`) for the side to move and the other side, in the records' order, by
+    ws's king layout."""
     cdef Position pos
     decode(&records[row, 0], flipped, &pos)
-    return tuple([FEATURES[pos.side ^ c][pos.codes[i]][pos.squares[i]] for i in range(pos.count)]
-                 for c in range(2))
+    keys = [king_key(&ws.b, &pos, pos.side ^ c) for c in range(2)]
+    return tuple([(keys[c] & ~7) + FEATURES[pos.side ^ c][pos.codes[i]][pos.squares[i] ^ (keys[c] & 7)]
+                  for i in range(pos.count)] for c in range(2))

@@ -32,6 +32,10 @@ from genchess.fitness.network_training import NetworkSettings, NetworkTrainer, t
 from genchess.position_sets.position_set import load_positions
 from genchess.position_sets.records import PackedSet
 
+# Bullet's usual small mirrored layout: the back rank's corner and centre, the second
+# rank, the rest (from each side's own seat).
+MIRRORED_4 = "mirrored, 0 0 1 1 2 2 2 2" + " 3 3 3 3" * 6
+
 LABELS = {"result": Labels("result", 1.05), "mentor": Labels("mentor", 1.05, 0.85),
           "mix": Labels("mix", 1.05, 0.85, 0.3)}
 
@@ -59,30 +63,37 @@ def gradients(trainer, rows):
     return loss, {name: array.copy() for name, array in arrays.items()}
 
 
-def test_the_records_decode_to_the_references_inputs(shipped):
+@pytest.mark.parametrize("kings", ["", MIRRORED_4, " ".join(str(s // 16) for s in range(64))],
+                         ids=["none", "mirrored-4", "plain-4"])
+def test_the_records_decode_to_the_references_inputs(shipped, kings):
     """Every record's inputs (and its mirror a <-> h) for the side to move and the
-    other side, decoded in C, are network_inputs' of the same positions."""
-    from genchess_core.network_fit import inputs_of
+    other side, decoded in C, are network_inputs' of the same positions, with and
+    without king buckets."""
+    from genchess_core.network_fit import Workspace, inputs_of
+    layout = NetworkSettings(kings=kings).king_layout
+    workspace = Workspace(16, 1, 1, bytes(layout.table), bytes(layout.flip(s) for s in range(64)))
     positions = shipped.positions()
     flipped = with_files_flipped(positions)
-    us, them = network_inputs(flipped)
+    us, them = network_inputs(flipped, layout)
+    assert us.shape[1] == 768 * layout.buckets
     records = np.ascontiguousarray(shipped.records).view(np.uint8).reshape(-1, 32)
     without_castling = np.flatnonzero(positions.castling == 0)
     assert 0 < len(without_castling) < len(positions)
     rows = [(row, False, row) for row in range(len(positions))]
     rows += [(record, True, len(positions) + k) for k, record in enumerate(without_castling)]
     for record, flip, row in rows:
-        decoded_us, decoded_them = inputs_of(records, record, flip)
+        decoded_us, decoded_them = inputs_of(workspace, records, record, flip)
         assert sorted(decoded_us) == us.indices[us.indptr[row]:us.indptr[row + 1]].tolist()
         assert sorted(decoded_them) == them.indices[them.indptr[row]:them.indptr[row + 1]].tolist()
 
 
 @pytest.mark.parametrize("labels", sorted(LABELS))
-@pytest.mark.parametrize("activation, psqt, buckets", [("screlu", True, 8), ("crelu", False, 1),
-                                                       ("crelu", True, 3), ("screlu", False, 1)])
-def test_float64_loss_and_gradient_equal_the_reference(shipped, labels, activation, psqt, buckets):
+@pytest.mark.parametrize("activation, psqt, buckets, kings", [
+    ("screlu", True, 8, ""), ("crelu", False, 1, ""), ("crelu", True, 3, ""), ("screlu", False, 1, ""),
+    ("screlu", True, 8, MIRRORED_4)])
+def test_float64_loss_and_gradient_equal_the_reference(shipped, labels, activation, psqt, buckets, kings):
     fast, reference = trainers(shipped, np.float64, labels, activation=activation, psqt=psqt,
-                               buckets=buckets)
+                               buckets=buckets, kings=kings)
     rng = np.random.default_rng(5)
     # Rows from all of the training part and its flipped copies, more than one of the
     # kernels' blocks of positions, and a weight large enough that units leave (0, 1).
@@ -100,6 +111,9 @@ def test_float64_loss_and_gradient_equal_the_reference(shipped, labels, activati
                                    atol=1e-12 * np.abs(expected[name]).max(), err_msg=name)
     if buckets == 8:
         assert np.all(np.any(expected["w2"] != 0, axis=1))          # every bucket had positions
+    if kings:
+        by_king_bucket = np.abs(expected["w1"]).reshape(4, 768, -1).sum(axis=(1, 2))
+        assert np.all(by_king_bucket > 0), by_king_bucket           # and every king bucket
     np.testing.assert_allclose(fast.kernels.held_out_cp(fast.network),
                                reference.kernels.held_out_cp(reference.network), rtol=1e-12, atol=1e-9)
 

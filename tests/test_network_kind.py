@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from genchess.genome import GenomeError, NetworkGenome, open_genome, parse_genome_text
-from genchess.genome.network import INPUTS, weights_size
+from genchess.genome.network import INPUTS, KingLayout, weights_size
 from genchess_core.board import Board
 from genchess_core.eval_network import network_evaluations
 from genchess_core.evaluate import evaluate_board
@@ -21,18 +21,27 @@ from genchess_core.evaluate import evaluate_board
 KINDS = {chess.PAWN: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3, chess.QUEEN: 4, chess.KING: 5}
 
 
-def random_network(hidden=32, activation="screlu", seed=1, genome_id=7, psqt=False, buckets=1):
+# Two king layouts for the tests: Bullet's usual small mirrored one (the back rank's
+# corner and centre, the second rank, the rest), and one without a mirror whose
+# buckets split the board by files and ranks.
+MIRRORED_4 = KingLayout.parse("mirrored, 0 0 1 1  2 2 2 2" + "  3 3 3 3" * 6)
+PLAIN_3 = KingLayout.parse(" ".join(str(0 if s < 8 and s % 8 < 4 else 1 if s < 16 else 2) for s in range(64)))
+
+
+def random_network(hidden=32, activation="screlu", seed=1, genome_id=7, psqt=False, buckets=1,
+                   kings=KingLayout.NONE):
     """Random integer weights inside what the trainer's limits allow (and a
     piece-square term of up to about 1500 centipawns a piece); each output bucket
-    its own weights."""
+    and each king bucket its own weights."""
     rng = np.random.default_rng(seed)
+    inputs = INPUTS * kings.buckets
     return NetworkGenome(genome_id, hidden, activation,
-                         rng.integers(-300, 301, INPUTS * hidden).tolist(),
+                         rng.integers(-300, 301, inputs * hidden).tolist(),
                          rng.integers(-100, 200, hidden).tolist(),
                          rng.integers(-127, 128, 2 * hidden * buckets).tolist(),
                          rng.integers(-20000, 20000, buckets).tolist(),
-                         psqt=rng.integers(-60000, 60001, INPUTS).tolist() if psqt else None,
-                         buckets=buckets)
+                         psqt=rng.integers(-60000, 60001, inputs).tolist() if psqt else None,
+                         buckets=buckets, kings=kings)
 
 
 def c_division(a: int, b: int) -> int:
@@ -46,6 +55,15 @@ def reference_bucket(net: NetworkGenome, board: chess.Board) -> int:
     return (len(board.piece_map()) - 2) // ((32 + net.buckets - 1) // net.buckets)
 
 
+def reference_king(net: NetworkGenome, board: chess.Board, perspective: int) -> tuple[int, int]:
+    """(first input of the side's king bucket, what its squares are XORed with), from
+    the layout's table as the file states it: the side's king on its own seat, files
+    e to h read mirrored when the layout is."""
+    king = board.king(chess.WHITE if perspective == 0 else chess.BLACK) ^ (56 * perspective)
+    mirrored = net.kings.mirrored and chess.square_file(king) >= 4
+    return net.kings.table[king] * 768, 7 if mirrored else 0
+
+
 def reference(net: NetworkGenome, board: chess.Board) -> int:
     """The evaluation from the side to move's view, internal units (10 a centipawn)."""
     us = 0 if board.turn == chess.WHITE else 1
@@ -56,7 +74,9 @@ def reference(net: NetworkGenome, board: chess.Board) -> int:
     for square, piece in board.piece_map().items():
         colour = 0 if piece.color == chess.WHITE else 1
         for perspective in (0, 1):
-            index = ((colour ^ perspective) * 6 + KINDS[piece.piece_type]) * 64 + (square ^ (56 * perspective))
+            offset, flip = reference_king(net, board, perspective)
+            index = offset + ((colour ^ perspective) * 6 + KINDS[piece.piece_type]) * 64 \
+                + (square ^ (56 * perspective) ^ flip)
             column = net.w1[index * h:(index + 1) * h]
             acc[perspective] = [a + w for a, w in zip(acc[perspective], column)]
             if net.psqt is not None:
@@ -85,6 +105,30 @@ def random_positions(count, seed=3):
             board.push(rng.choice(moves))
         boards.append(board)
     return boards
+
+
+@pytest.mark.parametrize("kings", [MIRRORED_4, PLAIN_3], ids=["mirrored-4", "plain-3"])
+@pytest.mark.parametrize("activation", ["crelu", "screlu"])
+def test_the_c_evaluation_is_the_network_with_king_buckets(activation, kings):
+    net = random_network(activation=activation, seed=19, psqt=True, buckets=8, kings=kings)
+    boards = random_positions(60, seed=23) + endgames(40, seed=29)
+    for board in boards:
+        assert evaluate_board(Board(board.fen()), net.pack()) == reference(net, board), board.fen()
+    used = {reference_king(net, board, side)[0] // 768 for board in boards for side in (0, 1)}
+    assert used == set(range(kings.buckets))
+
+
+def test_a_mirrored_layout_reads_a_board_and_its_mirror_alike():
+    """Mirrored a <-> h, a position without castling rights is the same position to
+    a mirrored network, whichever side its kings stand on."""
+    net = random_network(seed=31, psqt=True, kings=KingLayout.parse("mirrored" + " 0" * 32))
+    plain = random_network(seed=31, psqt=True)
+    differs = 0
+    for board in endgames(40, seed=37):
+        flipped = board.transform(chess.flip_horizontal)
+        assert evaluate_board(Board(board.fen()), net.pack()) == evaluate_board(Board(flipped.fen()), net.pack())
+        differs += evaluate_board(Board(board.fen()), plain.pack()) != evaluate_board(Board(flipped.fen()), plain.pack())
+    assert differs > 30                     # without the mirror the two do differ
 
 
 @pytest.mark.parametrize("buckets", [1, 8])
@@ -202,13 +246,16 @@ def test_the_incremental_accumulator_equals_a_fresh_one():
     assert len(set(afresh)) > len(afresh) // 2          # the positions do differ
 
 
-@pytest.mark.parametrize("buckets", [1, 8])
-def test_make_and_unmake_keep_the_accumulator_equal_to_a_fresh_one_and_the_reference(buckets):
+@pytest.mark.parametrize("buckets, kings", [(1, KingLayout.NONE), (8, KingLayout.NONE), (8, MIRRORED_4),
+                                            (1, PLAIN_3)], ids=["1", "8", "8-mirrored-4", "1-plain-3"])
+def test_make_and_unmake_keep_the_accumulator_equal_to_a_fresh_one_and_the_reference(buckets, kings):
     """The core's make and unmake through games long enough to trade down through
-    the buckets (captures, promotions, castling, en passant, take-backs): one
-    accumulator carried along gives what a fresh one and the reference give."""
+    the buckets (captures, promotions, castling, en passant, take-backs, kings into
+    other buckets and across the mirror): one accumulator carried along gives what a
+    fresh one and the reference give."""
     from genchess_core.eval_network import network_evaluations_along
-    net = random_network(hidden=48, seed=3, psqt=True, buckets=buckets)
+    net = random_network(hidden=48, seed=3, psqt=True, buckets=buckets, kings=kings)
+    king_moves = 0
     rng = random.Random(12)
     buckets_seen = set()
     for game in range(4):
@@ -229,7 +276,10 @@ def test_make_and_unmake_keep_the_accumulator_equal_to_a_fresh_one_and_the_refer
         assert afresh == [reference(net, b) for b in boards]
         assert board.fen() == shadow.fen()
         buckets_seen |= {reference_bucket(net, b) for b in boards}
+        keys = [[reference_king(net, b, side) for side in (0, 1)] for b in boards]
+        king_moves += sum(a != b for a, b in zip(keys, keys[1:]))
     assert len(buckets_seen) == buckets
+    assert (king_moves > 20) == (not kings.is_none)     # sides made afresh along the way
 
 
 @pytest.mark.parametrize("buckets", [1, 8])
@@ -246,6 +296,43 @@ def test_the_file_reads_back_equal(tmp_path, psqt, buckets):
     assert back.to_text() == net.to_text()
     assert back.buckets == buckets and ("-> 1x8," in back.to_text()) == (buckets == 8)
     assert evaluate_board(Board(), back.pack()) == evaluate_board(Board(), net.pack())
+
+
+@pytest.mark.parametrize("kings", [MIRRORED_4, PLAIN_3], ids=["mirrored-4", "plain-3"])
+def test_a_file_with_king_buckets_reads_back_equal(tmp_path, kings):
+    net = random_network(hidden=16, psqt=True, buckets=2, kings=kings)
+    text = net.to_text()
+    assert f"Kings: {kings.text()}" in text.splitlines()
+    assert net.architecture.endswith(kings.describe())
+    (tmp_path / "net.genome").write_text(text)
+    back = open_genome(str(tmp_path / "net.genome"))
+    assert back == net and back.kings == kings and back.to_text() == text
+    board = chess.Board("r3k2r/pp3ppp/8/8/8/8/PP3PPP/R3K2R w KQkq - 0 1")
+    assert evaluate_board(Board(board.fen()), back.pack()) == reference(net, board)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("mirrored, 0 1 2", "expected mirrored, then 32 bucket numbers"),
+    ("0 " * 63, "expected 64 bucket numbers"),
+    ("0 " * 63 + "x", "expected 64 bucket numbers"),
+    ("0 " * 62 + "2 2", "numbered 0 to K-1 with none left out, not [0, 2]"),
+    (" ".join(str(s % 17) for s in range(64)), "at most 16 king buckets, not 17"),
+])
+def test_a_bad_king_layout_is_named_with_its_line(tmp_path, text, message):
+    lines = block(random_network(hidden=16, kings=MIRRORED_4))
+    lines = [f"Kings: {text}" if line.startswith("Kings:") else line for line in lines]
+    (tmp_path / "net.genome").write_text("\n".join(lines))
+    with pytest.raises(GenomeError) as caught:
+        open_genome(str(tmp_path / "net.genome"))
+    number = next(i for i, line in enumerate(lines, 1) if line.startswith("Kings:"))
+    assert f":{number}:" in str(caught.value) and message in str(caught.value)
+
+
+def test_a_king_layout_the_weights_do_not_fit_is_refused(tmp_path):
+    lines = block(random_network(hidden=16, kings=MIRRORED_4))
+    (tmp_path / "net.genome").write_text("\n".join(l for l in lines if not l.startswith("Kings:")))
+    with pytest.raises(GenomeError, match=f"has {weights_size(16)}"):
+        open_genome(str(tmp_path / "net.genome"))
 
 
 def test_a_file_from_before_buckets_reads_as_one_bucket():

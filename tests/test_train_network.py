@@ -175,7 +175,31 @@ def test_a_bucketed_run_plays_and_its_lineage_names_the_data_and_its_maker(tmp_p
         assert engine.play(board, chess.engine.Limit(depth=4)).move in board.legal_moves
 
 
+def test_a_king_bucketed_run_writes_the_network_it_trained(tmp_path, labelled_set):
+    """`kings = mirrored, ...`: the genome carries the layout, and the engine's integer
+    evaluation of it is the trainer's float network up to the quantisation's rounding."""
+    import numpy as np
+    from genchess.fitness.network_model import network_inputs
+    from genchess.fitness.network_training import load_network
+    from genchess.position_sets.position_set import load_positions
+    layout = "mirrored, 0 0 1 1 2 2 2 2" + " 3 3 3 3" * 6
+    assert trainer(write_config(tmp_path, labelled_set, kings=layout, epochs=1)).run() == 0
+    best = open_genome(tmp_path / "net.txt")
+    assert best.kings.buckets == 4 and best.kings.mirrored and best.kings.text() == layout
+    assert best.architecture.endswith("4 king buckets, mirrored")
+    assert f"Kings: {layout}" in (tmp_path / "net.txt_best.genome").read_text().splitlines()
+    float_net = load_network(tmp_path / "net.txt_state.npz")
+    assert float_net.w1.shape == (4 * 768, 16)
+    positions = load_positions(labelled_set)
+    sample = positions.subset(np.arange(0, len(positions), max(1, len(positions) // 40)))
+    expected = float_net.cp_white(*network_inputs(sample, best.kings), sample.side)
+    engine_cp = sample.evaluate(best) / 10                  # White's view, 10 units a centipawn
+    assert len(sample) >= 30 and np.abs(expected).max() > 50
+    assert np.abs(engine_cp - expected).max() < 3.0
+
+
 @pytest.mark.parametrize("changes, message", [
+    (dict(kings="mirrored, 0 1"), ":10: kings: expected mirrored, then 32 bucket numbers"),
     (dict(output_buckets="0"), ":10: output buckets: must be at least 1, not 0"),
     (dict(output_buckets="17"), ":10: output buckets: must be at most 16, not 17"),
     (dict(threads="0"), ":10: threads: must be at least 1, not 0"),

@@ -16,7 +16,11 @@ between the two: change one, change both):
   centipawns for the side to move, negated for White's view when Black is to move;
 - with the piece-square term, out also gains (us . P - them . P) / 2: a linear part
   that starts as the usual piece values (psqt_start), so the hidden layer need only
-  learn what is not linear.
+  learn what is not linear;
+- with king buckets (genome/network.py's KingLayout), a perspective's inputs are
+  offset by 768 times the bucket of its own king's square (on its own seat) and read
+  with the files mirrored (square ^ 7) where the layout says so: W1 and P have 768 x K
+  rows, K the layout's buckets.
 
 So the evaluation of a position and of its colour-flipped mirror are the same
 number for their side to move, with nothing learnt to make them so.
@@ -41,7 +45,7 @@ import numpy as np
 from genchess.fitness.features import CHUNK, occupancy
 from genchess.optimise.adam import adam_move
 from genchess.fitness.loss import loss_and_slope
-from genchess.genome.network import ACTIVATIONS, INPUTS, ORDER_VALUES, QB, output_bucket
+from genchess.genome.network import ACTIVATIONS, INPUTS, ORDER_VALUES, QB, KingLayout, output_bucket
 from genchess.genome.network import SCALE as _SCALE
 
 SCALE = float(_SCALE)                   # centipawns per unit of the output (the genome's)
@@ -52,12 +56,12 @@ PSQT_LIMIT = 10.0                       # |P|: 4000 centipawns a piece, far abov
 LIMITS = {"w1": W1_LIMIT, "b1": W1_LIMIT, "w2": W2_LIMIT, "b2": math.inf, "psqt": PSQT_LIMIT}
 
 
-def psqt_start() -> np.ndarray:
+def psqt_start(king_buckets: int = 1) -> np.ndarray:
     """The piece-square term's start: each piece its usual worth (ORDER_VALUES, the
     king none) on every square, its own side's pieces up, the enemy's down, in
-    output units."""
+    output units; the same in every king bucket."""
     worth = np.array(ORDER_VALUES) * 100.0 / float(_SCALE)
-    return np.concatenate([np.repeat(worth, 64), np.repeat(-worth, 64)])
+    return np.tile(np.concatenate([np.repeat(worth, 64), np.repeat(-worth, 64)]), king_buckets)
 
 
 REVERSED_BITS = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint8)
@@ -68,11 +72,17 @@ _piece, _square = np.divmod(np.arange(INPUTS), 64)
 BLACK_VIEW = (((_piece + 6) % 12) * 64 + (_square ^ 56)).astype(np.int32)
 
 
-def network_inputs(positions) -> tuple[object, object]:
-    """(us, them): scipy.sparse CSR float32 [n, 768] with a 1 for each input of the
-    side to move's perspective and of the other side's."""
+OWN_KING = slice(5 * 64, 6 * 64)        # a perspective's own king's inputs (its own seat)
+
+
+def network_inputs(positions, kings: KingLayout = KingLayout.NONE) -> tuple[object, object]:
+    """(us, them): scipy.sparse CSR float32 [n, 768K] with a 1 for each input of the
+    side to move's perspective and of the other side's, K the king layout's buckets."""
     from scipy import sparse
     n = len(positions)
+    inputs = INPUTS * kings.buckets
+    table = np.array(kings.table, dtype=np.int32)
+    flips = np.array([kings.flip(s) for s in range(64)], dtype=np.int32)
     parts = {"us": ([], []), "them": ([], [])}
     for start in range(0, n, CHUNK):
         white = occupancy(positions.pieces[start:start + CHUNK]).reshape(-1, INPUTS)
@@ -80,7 +90,11 @@ def network_inputs(positions) -> tuple[object, object]:
         black_to_move = np.asarray(positions.side[start:start + CHUNK], dtype=bool)[:, None]
         for name, view in (("us", np.where(black_to_move, black, white)),
                            ("them", np.where(black_to_move, white, black))):
+            king = np.argmax(view[:, OWN_KING], axis=1)         # the side's king, on its own seat
             rows, columns = np.nonzero(view)    # row-major: each row's inputs in order
+            columns = table[king][rows] * INPUTS + (columns ^ flips[king][rows])
+            order = np.lexsort((columns, rows))                 # each row's inputs in order again
+            rows, columns = rows[order], columns[order]
             parts[name][0].append(np.bincount(rows, minlength=len(view)))
             parts[name][1].append(columns.astype(np.int32))
     matrices = []
@@ -89,7 +103,7 @@ def network_inputs(positions) -> tuple[object, object]:
         indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts + [np.zeros(0, int)]))])
         indices = np.concatenate(columns + [np.zeros(0, np.int32)])
         matrices.append(sparse.csr_matrix((np.ones(len(indices), dtype=np.float32), indices,
-                                           indptr.astype(np.int64)), shape=(n, INPUTS)))
+                                           indptr.astype(np.int64)), shape=(n, inputs)))
     return matrices[0], matrices[1]
 
 
@@ -118,8 +132,8 @@ def activate(x: np.ndarray, activation: str) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class FloatNetwork:
-    """The float model: w1 [768, H], b1 [H], w2 [B, 2H], b2 [B] (B output buckets),
-    and psqt [768] or None; any float dtype, the inputs' dtype should match (float64
+    """The float model: w1 [768K, H], b1 [H], w2 [B, 2H], b2 [B] (B output buckets, K
+    king buckets), and psqt [768K] or None; any float dtype, the inputs' dtype should match (float64
     for checks, float32 to train)."""
     w1: np.ndarray
     b1: np.ndarray
@@ -146,20 +160,24 @@ class FloatNetwork:
     def buckets(self) -> int:
         return len(self.b2)
 
+    @property
+    def king_buckets(self) -> int:
+        return self.w1.shape[0] // INPUTS
+
     @classmethod
     def initial(cls, hidden: int, activation: str = "screlu", seed: int = 0,
-                dtype=np.float32, psqt: bool = False, buckets: int = 1) -> FloatNetwork:
+                dtype=np.float32, psqt: bool = False, buckets: int = 1, king_buckets: int = 1) -> FloatNetwork:
         """A small random network: each accumulator starts near 0.25 (inside the
         activation's slope, where every unit learns), the output near 0 (a few
         centipawns), so the first steps learn from the labels, not from noise."""
         if hidden < 1:
             raise ValueError(f"the hidden layer needs at least one unit, not {hidden}")
         rng = np.random.default_rng(seed)
-        w1 = rng.normal(0.0, 1.0 / math.sqrt(INPUTS), (INPUTS, hidden))
+        w1 = rng.normal(0.0, 1.0 / math.sqrt(INPUTS), (INPUTS * king_buckets, hidden))
         b1 = np.full(hidden, 0.25)
         w2 = rng.normal(0.0, 0.01, (buckets, 2 * hidden))
         return cls(w1.astype(dtype), b1.astype(dtype), w2.astype(dtype), np.zeros(buckets, dtype),
-                   activation, psqt_start().astype(dtype) if psqt else None)
+                   activation, psqt_start(king_buckets).astype(dtype) if psqt else None)
 
     def astype(self, dtype) -> FloatNetwork:
         return FloatNetwork(*(a.astype(dtype) for a in (self.w1, self.b1, self.w2, self.b2)),
@@ -240,8 +258,8 @@ def _white_sign(side) -> np.ndarray:
 class _Part:
     """A part of the set ready for the reference: its inputs, sides and labels."""
 
-    def __init__(self, positions, labels):
-        self.us, self.them = network_inputs(positions)
+    def __init__(self, positions, labels, kings: KingLayout):
+        self.us, self.them = network_inputs(positions, kings)
         self.side = np.asarray(positions.side)
         self.target, self.k = labels.target(positions.result, positions.mentor), labels.k
 
@@ -254,10 +272,10 @@ class NumpyKernels:
     FastKernels is the other): the reference. Its inputs are built for the whole
     training part, with the flipped rows after the records as the trainer numbers them."""
 
-    def __init__(self, train, held_out, labels, flip_files: bool, threads: int = 1):
+    def __init__(self, train, held_out, labels, flip_files: bool, kings: KingLayout = KingLayout.NONE):
         positions = train.positions()
-        self.train = _Part(with_files_flipped(positions) if flip_files else positions, labels)
-        self.held_out = _Part(held_out.positions(), labels)
+        self.train = _Part(with_files_flipped(positions) if flip_files else positions, labels, kings)
+        self.held_out = _Part(held_out.positions(), labels, kings)
 
     def gradient(self, network: FloatNetwork, rows: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
         part = self.train

@@ -39,7 +39,7 @@ import numpy as np
 from genchess.files import write_atomically
 from genchess.fitness.loss import Labels
 from genchess.fitness.network_model import LIMITS, SCALE, FloatNetwork, NumpyKernels
-from genchess.genome.network import ACTIVATIONS, MAX_BUCKETS
+from genchess.genome.network import ACTIVATIONS, MAX_BUCKETS, KingLayout
 from genchess.optimise.schedules import StepDrop
 from genchess.parallel import usable_cpus
 
@@ -54,6 +54,7 @@ class NetworkSettings:
     activation: str = "screlu"
     psqt: bool = True                   # the piece-square term (measured: docs/network.md)
     buckets: int = 1                    # output buckets by material
+    kings: str = ""                     # the king buckets' layout (KingLayout's text; "": none)
     epochs: int = 20
     batch_size: int = 1024              # measured on the shipped set (docs/network.md)
     learning_rate: float = 1e-3
@@ -70,6 +71,8 @@ class NetworkSettings:
             problem = f"activation must be one of {', '.join(ACTIVATIONS)}, not {self.activation!r}"
         elif not 1 <= self.buckets <= MAX_BUCKETS:
             problem = f"buckets must be from 1 to {MAX_BUCKETS}, not {self.buckets}"
+        elif self.kings and _layout_problem(self.kings) is not None:
+            problem = f"kings: {_layout_problem(self.kings)}"
         elif self.epochs < 1 or self.batch_size < 1:
             problem = "epochs and the batch size must be at least 1"
         elif not self.learning_rate > 0 or not 0 <= self.rate_drop <= 1:
@@ -80,9 +83,21 @@ class NetworkSettings:
         if problem:
             raise ValueError(problem)
 
+    @property
+    def king_layout(self) -> KingLayout:
+        return KingLayout.parse(self.kings) if self.kings else KingLayout.NONE
+
     def rate(self, epoch: int) -> float:
         """The learning rate of epoch `epoch` (from 1): optimise/schedules.py's step drop."""
         return StepDrop(self.learning_rate, self.rate_drop, self.drop_at, self.epochs).rate(epoch)
+
+
+def _layout_problem(text: str) -> str | None:
+    try:
+        KingLayout.parse(text)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 DEFAULTS = NetworkSettings()
@@ -132,7 +147,9 @@ class FastKernels:
         self.held_rows = np.arange(len(held_out), dtype=np.uint32)
         self.no_flips = np.zeros(0, dtype=np.uint32)
         network_fit.check_rows(self.records, self.no_flips, flips)
-        self.workspace = network_fit.Workspace(settings.hidden, settings.buckets, threads)
+        kings = settings.king_layout
+        self.workspace = network_fit.Workspace(settings.hidden, settings.buckets, threads, bytes(kings.table),
+                                               bytes(kings.flip(s) for s in range(64)))
         self.squared = settings.activation == "screlu"
         self.k, self.wdl, self.threads = labels.k, labels.wdl, threads
         self.gradients: FlatArrays | None = None
@@ -222,7 +239,7 @@ class NetworkTrainer:
         self.identity = {"kernels": kernels, "dtype": np.dtype(dtype).name,
                          "labels": f"{labels.describe()} K {labels.k:.6f}"}
         network = FloatNetwork.initial(settings.hidden, settings.activation, settings.seed,
-                                       dtype, settings.psqt, settings.buckets)
+                                       dtype, settings.psqt, settings.buckets, settings.king_layout.buckets)
         # The weights and Adam's moments, each one vector (the network's arrays its views).
         self.parameters = FlatArrays(network.arrays())
         self.network = FloatNetwork(**self.parameters.arrays, activation=settings.activation)
@@ -240,7 +257,7 @@ class NetworkTrainer:
         if kernels == "fast":
             self.kernels = FastKernels(train, held_out, labels, self.flips, settings, self.threads)
         else:
-            self.kernels = NumpyKernels(train, held_out, labels, settings.flip_files)
+            self.kernels = NumpyKernels(train, held_out, labels, settings.flip_files, settings.king_layout)
 
     def held_out_loss(self) -> float:
         if len(self.held_out) == 0:
@@ -325,8 +342,9 @@ class NetworkTrainer:
         if meta["fingerprint"] != self.fingerprint:
             raise ValueError(f"{path}: trained on another position set")
         settings = dataclasses.asdict(self.settings)
-        if meta["settings"] != settings:
-            changed = sorted(k for k in settings if meta["settings"].get(k) != settings[k])
+        stored_settings = {"kings": "", **meta["settings"]}     # a state from before king buckets
+        if stored_settings != settings:
+            changed = sorted(k for k in settings if stored_settings.get(k) != settings[k])
             raise ValueError(f"{path}: trained with other options ({', '.join(changed)})")
         for key, value in self.identity.items():
             if meta.get(key) != value:

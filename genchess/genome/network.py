@@ -14,6 +14,20 @@ weights and bias, as Bullet's `MaterialCount<B>` output buckets, so an endgame
 weighs the hidden units its own way; the first layer (the accumulators) is the
 same for every bucket, so a bucketed network costs what an unbucketed one does.
 
+The first layer may come in K buckets by the king's square (`Kings:`, Stockfish's
+HalfKA in a small form, as Bullet's `ChessBucketsMirrored`): each side reads its
+pieces through the columns of the bucket its own king stands in, 768 x K inputs, and
+with `mirrored` a side whose king stands on files e to h sees the board mirrored
+a <-> h first, so that 32 king squares span the table. The line gives the bucket of
+each king square from the side's own seat (ranks flipped for Black), rank 1 first,
+files a to d when mirrored (32 numbers) or a to h (64):
+
+    Kings: mirrored, 0 0 1 1 2 2 2 2 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3
+
+A king move into another bucket (or across the mirror) makes that side's
+accumulator afresh; every other move updates it as before. Without the line: one
+bucket, not mirrored, every file from before king buckets.
+
 The file block is text that a person can read, then the weights, base64-encoded in
 the same block, so a network genome is one self-contained text like every other
 kind: it can be copied, kept in a trainer's run file, sent to a cluster worker and
@@ -32,9 +46,10 @@ bytes is in the header, so a cut or edited file is found at load time.
 
 `Lineage:` and `Record:` are free text, optional, kept as written: what the
 network was trained on and how, and what games said about it. The weights' bytes,
-little-endian: W1 as int16 [768][H] (each input's column of H numbers), b1 int16 [H],
-w2 int16 [B][2H] (each bucket's side-to-move half first), b2 int32 [B], and with
-`, psqt` the piece-square term P as int32 [768], by qa * qb like b2. With one
+little-endian: W1 as int16 [768K][H] (each input's column of H numbers, king bucket by
+king bucket), b1 int16 [H], w2 int16 [B][2H] (each bucket's side-to-move half first),
+b2 int32 [B], and with `, psqt` the piece-square term P as int32 [768K], by qa * qb like
+b2 (per king bucket too, as Stockfish's PSQT is a column of its feature transformer). With one
 bucket (`-> 1`, every file from before buckets) that is the layout of old.
 
 The piece-square term (Stockfish's PSQT) is a linear part beside the hidden layer:
@@ -66,6 +81,7 @@ ACTIVATIONS = ("crelu", "screlu")
 QA, QB, SCALE = 255, 64, 400            # the quantisation the trainer writes (Bullet's usual)
 HIDDEN_RANGE = (16, 1024)               # eval_network.pxd: NETWORK_MAX_HIDDEN; a multiple of 16
 MAX_BUCKETS = 16                        # eval_network.pxd: NETWORK_MAX_BUCKETS
+MAX_KING_BUCKETS = 16                   # eval_network.pxd: NETWORK_MAX_KING_BUCKETS
 LINE_WIDTH = 76                         # base64 characters a line (MIME's)
 # Piece worths for the search's capture ordering (pawns), which a network does not
 # state: the usual ones.
@@ -84,10 +100,83 @@ def architecture_text(hidden: int, activation: str, psqt: bool, buckets: int = 1
     return f"768x2 -> {hidden} -> {output}, {activation}" + (", psqt" if psqt else "")
 
 
-def weights_size(hidden: int, psqt: bool = False, buckets: int = 1) -> int:
+def weights_size(hidden: int, psqt: bool = False, buckets: int = 1, king_buckets: int = 1) -> int:
     """Bytes of the weights of a network with `hidden` units per side, `buckets`
-    output buckets (and the piece-square term)."""
-    return 2 * (INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets + (4 * INPUTS if psqt else 0)
+    output buckets, `king_buckets` input buckets (and the piece-square term)."""
+    inputs = INPUTS * king_buckets
+    return 2 * (inputs * hidden + hidden + 2 * hidden * buckets) + 4 * buckets + (4 * inputs if psqt else 0)
+
+
+class KingLayout:
+    """The first layer's king buckets: `table[s]`, the bucket of a side's king on s
+    (its own seat: ranks flipped for Black), and `mirrored`: a side whose king
+    stands on files e to h reads its pieces mirrored a <-> h. NONE, one bucket and no
+    mirror, is the network of old."""
+
+    def __init__(self, table, mirrored: bool) -> None:
+        table = tuple(int(b) for b in table)
+        if len(table) != 64:
+            raise ValueError(f"a king layout has a bucket for each of 64 squares, not {len(table)}")
+        if mirrored and any(table[s] != table[s ^ 7] for s in range(64)):
+            raise ValueError("a mirrored king layout gives a square and its mirror the same bucket")
+        used = sorted(set(table))
+        if used[0] != 0 or used != list(range(len(used))):
+            raise ValueError(f"king buckets are numbered 0 to K-1 with none left out, not {used}")
+        if len(used) > MAX_KING_BUCKETS:
+            raise ValueError(f"at most {MAX_KING_BUCKETS} king buckets, not {len(used)}")
+        self.table, self.mirrored = table, bool(mirrored)
+        self.buckets = len(used)
+
+    @classmethod
+    def parse(cls, text: str) -> KingLayout:
+        """From the `Kings:` text: `mirrored, ` and 32 numbers (files a to d, rank 1
+        first), or 64 numbers (a1 to h8); ValueError, one line, otherwise."""
+        words = text.replace(",", " ").split()
+        mirrored = bool(words) and words[0].lower() == "mirrored"
+        numbers = words[1:] if mirrored else words
+        want = 32 if mirrored else 64
+        if len(numbers) != want or not all(n.isdigit() for n in numbers):
+            raise ValueError(f"expected {'mirrored, then ' if mirrored else ''}{want} bucket numbers "
+                             f"(rank 1 first, files a to {'d' if mirrored else 'h'}), got {text.strip()!r}")
+        values = [int(n) for n in numbers]
+        if mirrored:
+            table = [values[(s // 8) * 4 + min(s % 8, 7 - s % 8)] for s in range(64)]
+        else:
+            table = values
+        return cls(table, mirrored)
+
+    def text(self) -> str:
+        if self.mirrored:
+            return "mirrored, " + " ".join(str(self.table[r * 8 + f]) for r in range(8) for f in range(4))
+        return " ".join(map(str, self.table))
+
+    def describe(self) -> str:
+        return f"{self.buckets} king bucket{'s' if self.buckets > 1 else ''}" + (", mirrored" if self.mirrored else "")
+
+    @property
+    def is_none(self) -> bool:
+        return self.buckets == 1 and not self.mirrored
+
+    def bucket(self, king: int) -> int:
+        """The bucket of a side's king on `king` (its own seat)."""
+        return self.table[king]
+
+    def flip(self, king: int) -> int:
+        """What a side's squares are XORed with: 7 (files mirrored) for a mirrored
+        layout's king on files e to h, else 0."""
+        return 7 if self.mirrored and king % 8 >= 4 else 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KingLayout) and (other.table, other.mirrored) == (self.table, self.mirrored)
+
+    def __hash__(self) -> int:
+        return hash((self.table, self.mirrored))
+
+    def __repr__(self) -> str:
+        return f"KingLayout({self.text()!r})"
+
+
+KingLayout.NONE = KingLayout([0] * 64, False)
 
 
 def bucket_divisor(buckets: int) -> int:
@@ -128,9 +217,9 @@ class NetworkGenome(CarriesSearchGenes):
     def __init__(self, genome_id: int, hidden: int, activation: str, w1, b1, w2, b2,
                  qa: int = QA, qb: int = QB, scale: int = SCALE,
                  lineage: str | None = None, record: str | None = None, psqt=None,
-                 buckets: int = 1) -> None:
-        """w2 holds `buckets` rows of 2H (flat), b2 one bias a bucket (a number
-        with one bucket)."""
+                 buckets: int = 1, kings: KingLayout = KingLayout.NONE) -> None:
+        """w1 holds 768 x kings.buckets columns of H (flat), w2 `buckets` rows of 2H
+        (flat), b2 one bias a bucket (a number with one bucket)."""
         low, high = HIDDEN_RANGE
         if not low <= hidden <= high or hidden % 16:
             raise ValueError(f"a network has a multiple of 16 from {low} to {high} hidden units, not {hidden}")
@@ -140,6 +229,8 @@ class NetworkGenome(CarriesSearchGenes):
         self.id = int(genome_id)
         self.search: dict[str, int] = {}
         self.hidden, self.activation, self.buckets = int(hidden), activation, int(buckets)
+        self.kings = kings
+        inputs = self.inputs
         self.qa, self.qb, self.scale = int(qa), int(qb), int(scale)
         self.w1, self.b1, self.w2 = array("h", w1), array("h", b1), array("h", w2)
         biases = list(b2) if hasattr(b2, "__len__") else [b2]
@@ -147,13 +238,19 @@ class NetworkGenome(CarriesSearchGenes):
             raise ValueError("an output bias must fit 32 bits")
         self.b2 = array("i", (int(b) for b in biases))
         if (len(self.w1), len(self.b1), len(self.w2), len(self.b2)) != (
-                INPUTS * hidden, hidden, 2 * hidden * buckets, buckets):
-            raise ValueError(f"weights do not fit {architecture_text(hidden, activation, False, buckets)}")
+                inputs * hidden, hidden, 2 * hidden * buckets, buckets):
+            raise ValueError(f"weights do not fit {architecture_text(hidden, activation, False, buckets)}"
+                             + ("" if kings.is_none else f" with {kings.describe()}"))
         self.psqt = None if psqt is None else array("i", psqt)
-        if self.psqt is not None and len(self.psqt) != INPUTS:
-            raise ValueError(f"the piece-square term has {INPUTS} numbers, not {len(self.psqt)}")
+        if self.psqt is not None and len(self.psqt) != inputs:
+            raise ValueError(f"the piece-square term has {inputs} numbers, not {len(self.psqt)}")
         self.check_ranges()
         self.lineage, self.record = lineage, record
+
+    @property
+    def inputs(self) -> int:
+        """Inputs a side: 768 a king bucket."""
+        return INPUTS * self.kings.buckets
 
     def check_ranges(self) -> None:
         """What the integer evaluation needs of the weights (the trainer's limits give
@@ -185,23 +282,24 @@ class NetworkGenome(CarriesSearchGenes):
 
     @classmethod
     def from_weights_bytes(cls, genome_id: int, hidden: int, activation: str, data: bytes,
-                           buckets: int = 1, **header) -> NetworkGenome:
+                           buckets: int = 1, kings: KingLayout = KingLayout.NONE, **header) -> NetworkGenome:
         h = hidden
-        w1_end = 2 * INPUTS * h
+        w1_end = 2 * INPUTS * kings.buckets * h
         b1_end = w1_end + 2 * h
         w2_end = b1_end + 4 * h * buckets
         b2_end = w2_end + 4 * buckets
         psqt = int32s(data[b2_end:]) if len(data) > b2_end else None
         return cls(genome_id, h, activation, int16s(data[:w1_end]), int16s(data[w1_end:b1_end]),
                    int16s(data[b1_end:w2_end]), int32s(data[w2_end:b2_end]), psqt=psqt,
-                   buckets=buckets, **header)
+                   buckets=buckets, kings=kings, **header)
 
     @classmethod
     def from_float(cls, genome_id: int, w1, b1, w2, b2, activation: str,
-                   lineage: str | None = None, psqt=None) -> NetworkGenome:
-        """Quantise a trained float network (W1 [768, H], b1 [H], w2 [B, 2H] or [2H],
-        b2 [B] or a number, and the piece-square term P [768] or None): what the
-        trainer's weight limits keep inside int16 is rounded to whole steps."""
+                   lineage: str | None = None, psqt=None, kings: KingLayout = KingLayout.NONE) -> NetworkGenome:
+        """Quantise a trained float network (W1 [768K, H], b1 [H], w2 [B, 2H] or [2H],
+        b2 [B] or a number, and the piece-square term P [768K] or None, K the king
+        buckets of `kings`): what the trainer's weight limits keep inside int16 is
+        rounded to whole steps."""
         import numpy as np
         w1, b1 = (np.asarray(a, dtype=np.float64) for a in (w1, b1))
         hidden = w1.shape[1]
@@ -220,19 +318,19 @@ class NetworkGenome(CarriesSearchGenes):
                    quantised(b2, QA * QB, 32).tolist(), lineage=lineage,
                    psqt=None if psqt is None else quantised(np.asarray(psqt, dtype=np.float64),
                                                            QA * QB, 32).tolist(),
-                   buckets=len(b2))
+                   buckets=len(b2), kings=kings)
 
     def float_weights(self):
-        """(W1 [768, H], b1 [H], w2 [B, 2H], b2 [B]) as floats, the quantisation
+        """(W1 [768K, H], b1 [H], w2 [B, 2H], b2 [B]) as floats, the quantisation
         undone: what the trainer starts from to train a network further."""
         import numpy as np
-        return (np.array(self.w1, dtype=np.float64).reshape(INPUTS, self.hidden) / self.qa,
+        return (np.array(self.w1, dtype=np.float64).reshape(self.inputs, self.hidden) / self.qa,
                 np.array(self.b1, dtype=np.float64) / self.qa,
                 np.array(self.w2, dtype=np.float64).reshape(self.buckets, 2 * self.hidden) / self.qb,
                 np.array(self.b2, dtype=np.float64) / (self.qa * self.qb))
 
     def float_psqt(self):
-        """The piece-square term P [768] as floats (None without one)."""
+        """The piece-square term P [768K] as floats (None without one)."""
         import numpy as np
         if self.psqt is None:
             return None
@@ -240,7 +338,9 @@ class NetworkGenome(CarriesSearchGenes):
 
     @property
     def architecture(self) -> str:
-        return architecture_text(self.hidden, self.activation, self.psqt is not None, self.buckets)
+        """The architecture in words: the `Architecture:` text, then the king buckets if any."""
+        text = architecture_text(self.hidden, self.activation, self.psqt is not None, self.buckets)
+        return text if self.kings.is_none else f"{text}, {self.kings.describe()}"
 
     def with_buckets(self, buckets: int) -> NetworkGenome:
         """The same network with its output layer copied into `buckets` buckets: it
@@ -248,7 +348,7 @@ class NetworkGenome(CarriesSearchGenes):
         its cost measured against the same network unbucketed)."""
         return NetworkGenome(self.id, self.hidden, self.activation, self.w1, self.b1,
                              self.w2 * buckets, self.b2 * buckets, self.qa, self.qb, self.scale,
-                             self.lineage, self.record, self.psqt, buckets).with_search(self.search)
+                             self.lineage, self.record, self.psqt, buckets, self.kings).with_search(self.search)
 
     # ------------------------------------------------------------ the file
 
@@ -265,9 +365,10 @@ class NetworkGenome(CarriesSearchGenes):
                 continue
             key, colon, text = line.partition(":")
             key = " ".join(key.lower().split())
-            if not colon or key not in ("architecture", "quantisation", "lineage", "record", "weights"):
-                raise GenomeError.at(path, n, f"network genome: expected 'Architecture:', 'Quantisation:', "
-                                              f"'Lineage:', 'Record:' or 'Weights:', got {quote(line)}")
+            if not colon or key not in ("architecture", "kings", "quantisation", "lineage", "record", "weights"):
+                raise GenomeError.at(path, n, f"network genome: expected 'Architecture:', 'Kings:', "
+                                              f"'Quantisation:', 'Lineage:', 'Record:' or 'Weights:', "
+                                              f"got {quote(line)}")
             if key in fields:
                 raise GenomeError.at(path, n, f"network genome: duplicated '{key}' (first at line {fields[key][0]})")
             fields[key] = (n, text.strip())
@@ -289,6 +390,13 @@ class NetworkGenome(CarriesSearchGenes):
                                           f"from {low} to {high}")
         if not 1 <= buckets <= MAX_BUCKETS:
             raise GenomeError.at(path, n, f"network genome: {buckets} output buckets; 1 to {MAX_BUCKETS}")
+        kings = KingLayout.NONE
+        if "kings" in fields:
+            n, text = fields["kings"]
+            try:
+                kings = KingLayout.parse(text)
+            except ValueError as problem:
+                raise GenomeError.at(path, n, f"network genome: kings: {problem}") from None
         n, text = fields["quantisation"]
         match = QUANTISATION.fullmatch(text)
         if not match or 0 in (qa := int(match.group(1)), qb := int(match.group(2)), scale := int(match.group(3))):
@@ -301,9 +409,9 @@ class NetworkGenome(CarriesSearchGenes):
             raise GenomeError.at(path, n, f"network genome: expected 'Weights: <bytes> bytes, sha256 <hex>', "
                                           f"got {quote(text)}")
         size, digest = int(match.group(1)), match.group(2).lower()
-        if size != weights_size(hidden, psqt, buckets):
-            raise GenomeError.at(path, n, f"network genome: {size} bytes of weights; {text} "
-                                          f"has {weights_size(hidden, psqt, buckets)}")
+        if size != weights_size(hidden, psqt, buckets, kings.buckets):
+            raise GenomeError.at(path, n, f"network genome: {size} bytes of weights; its architecture "
+                                          f"has {weights_size(hidden, psqt, buckets, kings.buckets)}")
         try:
             data = base64.b64decode("".join(line for _, line in data_lines), validate=True)
         except (binascii.Error, ValueError):
@@ -316,7 +424,8 @@ class NetworkGenome(CarriesSearchGenes):
             raise GenomeError.at(path, n, "network genome: the weights do not match their sha256 "
                                           "(the file was changed or damaged)")
         try:
-            return cls.from_weights_bytes(genome_id, hidden, activation, data, buckets, qa=qa, qb=qb, scale=scale,
+            return cls.from_weights_bytes(genome_id, hidden, activation, data, buckets, kings, qa=qa, qb=qb,
+                                          scale=scale,
                                           lineage=fields.get("lineage", (0, None))[1],
                                           record=fields.get("record", (0, None))[1])
         except ValueError as problem:
@@ -326,8 +435,10 @@ class NetworkGenome(CarriesSearchGenes):
         data = self.weights_bytes()
         encoded = base64.b64encode(data).decode("ascii")
         lines = [f"ID: {self.id}", f"Kind: {self.KIND}",
-                 f"Architecture: {self.architecture}",
-                 f"Quantisation: qa {self.qa}, qb {self.qb}, scale {self.scale}"]
+                 f"Architecture: {architecture_text(self.hidden, self.activation, self.psqt is not None, self.buckets)}"]
+        if not self.kings.is_none:
+            lines.append(f"Kings: {self.kings.text()}")
+        lines.append(f"Quantisation: qa {self.qa}, qb {self.qb}, scale {self.scale}")
         if self.lineage:
             lines.append(f"Lineage: {self.lineage}")
         if self.record:
@@ -342,7 +453,9 @@ class NetworkGenome(CarriesSearchGenes):
     def pack(self) -> dict:
         params = time_management_defaults()
         params.update(kind=self.KIND, network_hidden=self.hidden, network_activation=self.activation,
-                      network_buckets=self.buckets,
+                      network_buckets=self.buckets, network_king_buckets=self.kings.buckets,
+                      network_king_table=bytes(self.kings.table),
+                      network_king_flip=bytes(self.kings.flip(s) for s in range(64)),
                       network_qa=self.qa, network_qb=self.qb, network_scale=self.scale,
                       network_w1=self.w1, network_b1=self.b1, network_w2=self.w2, network_b2=self.b2,
                       network_psqt=array("i") if self.psqt is None else self.psqt,
@@ -353,14 +466,14 @@ class NetworkGenome(CarriesSearchGenes):
     def copy(self, new_id: int | None = None) -> NetworkGenome:
         return NetworkGenome(self.id if new_id is None else new_id, self.hidden, self.activation,
                              self.w1, self.b1, self.w2, self.b2, self.qa, self.qb, self.scale,
-                             self.lineage, self.record, self.psqt, self.buckets).with_search(self.search)
+                             self.lineage, self.record, self.psqt, self.buckets, self.kings).with_search(self.search)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, NetworkGenome) and other.id == self.id
                 and (other.hidden, other.activation, other.buckets, other.qa, other.qb, other.scale, other.b2)
                 == (self.hidden, self.activation, self.buckets, self.qa, self.qb, self.scale, self.b2)
                 and other.w1 == self.w1 and other.b1 == self.b1 and other.w2 == self.w2
-                and other.psqt == self.psqt
+                and other.psqt == self.psqt and other.kings == self.kings
                 and (other.lineage, other.record) == (self.lineage, self.record)
                 and other.search == self.search)
 

@@ -287,6 +287,9 @@ def convert(key: Key, text: str, methods: Sequence[str] = ()):
         if method not in methods:
             raise ValueError(f"expected one of {', '.join(methods)}, not {quoted(text)}")
         return method
+    elif key.kind == "kings":                       # a network's king buckets: KingLayout's text
+        from genchess.genome.network import KingLayout
+        return KingLayout.parse(text).text()
     elif key.kind == "scheduler":
         from genchess.parallel.executors import parse_scheduler
         return parse_scheduler(text)

@@ -55,6 +55,9 @@ NETWORK_KEYS = [
     Key("output buckets", "int", "output layers by the pieces on the board: bucket (pieces - 2) / "
         f"ceil(32 / buckets), 1 to {MAX_BUCKETS} (8 as the field's networks)", "buckets", 1,
         hi=MAX_BUCKETS),
+    Key("kings", "kings", "king buckets of the first layer: 'mirrored,' then 32 bucket numbers "
+        "(a side's king on files a to d, rank 1 first, from its own seat; on e to h the board is "
+        "read mirrored), or 64 numbers a1 to h8 (default: none, one bucket)", "kings"),
     Key("threads", "int", "threads of the trainer's kernels (default: the cores, up to two, the "
         "threads that train at once; two train 1.55 times as fast as one: "
         "docs/studies/network-trainer.md)", "threads", 1),
@@ -92,6 +95,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
     hidden: int = DEFAULTS.hidden
     activation: str = DEFAULTS.activation
     buckets: int = DEFAULTS.buckets
+    kings: str = DEFAULTS.kings
     generations: int = DEFAULTS.epochs
     learning_rate: float = DEFAULTS.learning_rate
     batch_size: int = DEFAULTS.batch_size
@@ -114,7 +118,7 @@ class NetworkConfig(PositionSettings, CommonSettings):
 
     def trainer_settings(self, seed: int) -> NetworkSettings:
         return NetworkSettings(hidden=self.hidden, activation=self.activation, psqt=self.psqt,
-                               buckets=self.buckets, epochs=self.generations,
+                               buckets=self.buckets, kings=self.kings, epochs=self.generations,
                                batch_size=self.batch_size, learning_rate=self.learning_rate,
                                rate_drop=self.rate_drop, drop_at=self.drop_at,
                                flip_files=self.flip_files, seed=seed)
@@ -207,7 +211,9 @@ class NetworkRun(PositionFitnessRun):
 
     def architecture(self) -> str:
         cfg = self.config
-        return architecture_text(cfg.hidden, cfg.activation, cfg.psqt, cfg.buckets)
+        text = architecture_text(cfg.hidden, cfg.activation, cfg.psqt, cfg.buckets)
+        kings = self.trainer.settings.king_layout
+        return text if kings.is_none else f"{text}, {kings.describe()}"
 
     def held_out_name(self) -> str:
         if self.config.validation is None:
@@ -253,7 +259,8 @@ class NetworkRun(PositionFitnessRun):
         with the search genes of the genome it is to replace."""
         net = self.trainer.network
         return NetworkGenome.from_float(self.trainer.epoch, net.w1, net.b1, net.w2, net.b2,
-                                        net.activation, psqt=net.psqt).with_search(self.search_source.search)
+                                        net.activation, psqt=net.psqt,
+                                        kings=self.trainer.settings.king_layout).with_search(self.search_source.search)
 
     def lineage(self, loss: float) -> str:
         """Which data (and what made it) and how: data made by network n trains n + 1."""
