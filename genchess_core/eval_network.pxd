@@ -30,6 +30,7 @@ cdef struct NetworkParams:
     const int32_t* psqt         # [king_buckets * NETWORK_INPUTS] the piece-square term, by qa * qb;
                                 # NULL: none
     int king_buckets
+    bint kings                  # a king layout other than one bucket, unmirrored
     unsigned char king_bucket[64]   # a side's king square (its own seat) -> its bucket
     unsigned char king_flip[64]     # ... -> 7 where the side reads the board mirrored a <-> h, else 0
 

@@ -95,7 +95,7 @@ cdef inline int input_index(int perspective, int key, int piece, int sq) noexcep
 cdef void refresh_side(const Position* p, const NetworkParams* n, NetworkAccumulator* a,
                        int c) noexcept nogil:
     """Perspective c's sums made afresh from p's pieces."""
-    cdef int piece, sq, index, count = 0, key = king_key(p, n, c)
+    cdef int piece, sq, index, count = 0, key = king_key(p, n, c) if n.kings else 0
     cdef int inputs[64]
     cdef U64 b
     memcpy(a.acc[c], n.b1, n.hidden * sizeof(int16_t))
@@ -120,26 +120,22 @@ cdef void refresh(const Position* p, const NetworkParams* n, NetworkAccumulator*
     a.valid = 1
 
 
-cdef void network_accumulate(const Position* p, const NetworkParams* n,
-                             NetworkAccumulator* a) noexcept nogil:
-    """Bring a's accumulators to p's army: the pieces that differ from the army
-    they hold, or all of p's pieces when that is fewer; a side whose king key
-    changed, afresh."""
-    cdef int piece, sq, c, index, changed = 0, n_added = 0, n_removed = 0
+cdef inline void apply_changes(const Position* p, const NetworkParams* n, NetworkAccumulator* a,
+                               bint kings) noexcept nogil:
+    """network_accumulate's update of a's accumulators by the pieces that differ.
+    Called with `kings` a constant, so that the C compiler builds it twice and the
+    network without a king layout (every key 0, no side afresh) pays (almost) nothing
+    for the layouts (bench_builds.py --instructions: 1.022 of the build before them
+    when every evaluation looked its kings up, 1.009 with this)."""
+    cdef int piece, sq, c, index, n_added = 0, n_removed = 0
     cdef int added[2][64]           # each perspective's inputs (at most one a square)
     cdef int removed[2][64]
     cdef int key[2]
     cdef bint afresh[2]
     cdef U64 gone, come
-    if a.valid:
-        for piece in range(12):
-            changed += popcount(a.bb[piece] ^ p.bb[piece])
-    if not a.valid or changed > popcount(p.all):
-        refresh(p, n, a)
-        return
     for c in range(2):
-        key[c] = king_key(p, n, c)
-        afresh[c] = key[c] != a.king[c]
+        key[c] = king_key(p, n, c) if kings else 0
+        afresh[c] = kings and key[c] != a.king[c]
     for piece in range(12):
         gone = a.bb[piece] & ~p.bb[piece]
         come = p.bb[piece] & ~a.bb[piece]
@@ -147,7 +143,7 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
             sq = pop_lsb(&gone)
             for c in range(2):
                 if not afresh[c]:
-                    index = input_index(c, key[c], piece, sq)
+                    index = input_index(c, key[c] if kings else 0, piece, sq)
                     removed[c][n_removed] = index
                     if n.psqt != NULL:
                         a.psqt[c] -= n.psqt[index]
@@ -156,7 +152,7 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
             sq = pop_lsb(&come)
             for c in range(2):
                 if not afresh[c]:
-                    index = input_index(c, key[c], piece, sq)
+                    index = input_index(c, key[c] if kings else 0, piece, sq)
                     added[c][n_added] = index
                     if n.psqt != NULL:
                         a.psqt[c] += n.psqt[index]
@@ -167,6 +163,23 @@ cdef void network_accumulate(const Position* p, const NetworkParams* n,
             refresh_side(p, n, a, c)
         else:
             gc_kernels.update(a.acc[c], n.w1, n.hidden, added[c], n_added, removed[c], n_removed)
+
+
+cdef void network_accumulate(const Position* p, const NetworkParams* n,
+                             NetworkAccumulator* a) noexcept nogil:
+    """Bring a's accumulators to p's army: the pieces that differ from the army
+    they hold, or all of p's pieces when that is fewer; a side whose king key
+    changed, afresh."""
+    cdef int piece, changed = 0
+    if a.valid:
+        for piece in range(12):
+            changed += popcount(a.bb[piece] ^ p.bb[piece])
+    if not a.valid or changed > popcount(p.all):
+        refresh(p, n, a)
+    elif n.kings:
+        apply_changes(p, n, a, True)
+    else:
+        apply_changes(p, n, a, False)
 
 
 cdef inline int64_t c_div(int64_t a, int64_t b) noexcept nogil:
@@ -306,6 +319,7 @@ cdef int network_params(NetworkParams* n, dict packed) except -1:
         n.bucket_of[pieces] = min(max(pieces - 2, 0) // divisor, buckets - 1)
     n.psqt = &psqt[0] if psqt.shape[0] else NULL
     n.king_buckets = king_buckets
+    n.kings = king_buckets > 1 or any(king_flip)
     for sq in range(64):
         n.king_bucket[sq] = king_table[sq]
         n.king_flip[sq] = king_flip[sq]
