@@ -71,7 +71,7 @@ def test_the_records_decode_to_the_references_inputs(shipped, kings):
     without king buckets."""
     from genchess_core.network_fit import Workspace, inputs_of
     layout = NetworkSettings(kings=kings).king_layout
-    workspace = Workspace(16, 1, 1, bytes(layout.table), bytes(layout.flip(s) for s in range(64)))
+    workspace = Workspace(16, 1, 1, bytes(layout.table), layout.flips())
     positions = shipped.positions()
     flipped = with_files_flipped(positions)
     us, them = network_inputs(flipped, layout)

@@ -82,7 +82,7 @@ def network_inputs(positions, kings: KingLayout = KingLayout.NONE) -> tuple[obje
     n = len(positions)
     inputs = INPUTS * kings.buckets
     table = np.array(kings.table, dtype=np.int32)
-    flips = np.array([kings.flip(s) for s in range(64)], dtype=np.int32)
+    flips = np.frombuffer(kings.flips(), dtype=np.uint8).astype(np.int32)
     parts = {"us": ([], []), "them": ([], [])}
     for start in range(0, n, CHUNK):
         white = occupancy(positions.pieces[start:start + CHUNK]).reshape(-1, INPUTS)

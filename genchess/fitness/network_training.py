@@ -71,8 +71,8 @@ class NetworkSettings:
             problem = f"activation must be one of {', '.join(ACTIVATIONS)}, not {self.activation!r}"
         elif not 1 <= self.buckets <= MAX_BUCKETS:
             problem = f"buckets must be from 1 to {MAX_BUCKETS}, not {self.buckets}"
-        elif self.kings and _layout_problem(self.kings) is not None:
-            problem = f"kings: {_layout_problem(self.kings)}"
+        elif self.kings and (layout_problem := _layout_problem(self.kings)):
+            problem = f"kings: {layout_problem}"
         elif self.epochs < 1 or self.batch_size < 1:
             problem = "epochs and the batch size must be at least 1"
         elif not self.learning_rate > 0 or not 0 <= self.rate_drop <= 1:
@@ -149,7 +149,7 @@ class FastKernels:
         network_fit.check_rows(self.records, self.no_flips, flips)
         kings = settings.king_layout
         self.workspace = network_fit.Workspace(settings.hidden, settings.buckets, threads, bytes(kings.table),
-                                               bytes(kings.flip(s) for s in range(64)))
+                                               kings.flips())
         self.squared = settings.activation == "screlu"
         self.k, self.wdl, self.threads = labels.k, labels.wdl, threads
         self.gradients: FlatArrays | None = None

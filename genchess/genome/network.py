@@ -166,6 +166,10 @@ class KingLayout:
         layout's king on files e to h, else 0."""
         return 7 if self.mirrored and king % 8 >= 4 else 0
 
+    def flips(self) -> bytes:
+        """flip() of each of the 64 squares: the table the C evaluation and trainer read."""
+        return bytes(self.flip(s) for s in range(64))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, KingLayout) and (other.table, other.mirrored) == (self.table, self.mirrored)
 
@@ -455,7 +459,7 @@ class NetworkGenome(CarriesSearchGenes):
         params.update(kind=self.KIND, network_hidden=self.hidden, network_activation=self.activation,
                       network_buckets=self.buckets, network_king_buckets=self.kings.buckets,
                       network_king_table=bytes(self.kings.table),
-                      network_king_flip=bytes(self.kings.flip(s) for s in range(64)),
+                      network_king_flip=self.kings.flips(),
                       network_qa=self.qa, network_qb=self.qb, network_scale=self.scale,
                       network_w1=self.w1, network_b1=self.b1, network_w2=self.w2, network_b2=self.b2,
                       network_psqt=array("i") if self.psqt is None else self.psqt,
