@@ -33,9 +33,10 @@ GENOMES_DIR = package_file("genomes")
 # The hand-set Genetic Chess genome: every gene on, the reference workload of
 # `genchess bench` and the genome the search's changes are measured with.
 HAND_SET_GENOME_PATH = GENOMES_DIR / "default.genome"
-# What GenChess plays when no genome is named: the network trained on its predecessor's
-# own games (network-5m.genome, the network that had beaten unified.genome), which beat
-# that predecessor by SPRT at 10+0.1 and held the Stockfish ladder (docs/network.md).
+# What GenChess plays when no genome is named: the network trained on its two
+# predecessors' own games (network-5m.genome's and network-9m.genome's), which beat the
+# last of them by SPRT at 10+0.1 and held the gauntlet against engines no one here wrote
+# (docs/network.md).
 DEFAULT_GENOME_PATH = GENOMES_DIR / "network.genome"
 # What the strength levels play in place of the default genome: their ratings
 # (levels.CALIBRATION) were measured with it, and a stronger evaluation searching the same
