@@ -73,6 +73,23 @@ def test_an_sprts_view_its_llr_elo_pentanomial_and_pgn(client):
     assert client.get("/jobs/1/report.html").status_code == 200
 
 
+def test_a_match_with_a_pgn_of_its_own_is_read_and_served_from_there(lab_with_a_match, tmp_path):
+    (tmp_path / "trials").mkdir()
+    games = (lab_with_a_match / "lab" / "jobs" / "1" / "games.pgn").read_text()
+    (tmp_path / "trials" / "own.pgn").write_text(games)
+    queue = Queue(tmp_path / "lab")
+    queue.add("match", {"argv": ["genchess", "genchess", "--tc", "nodes=2000", "--games", "6",
+                                 "--concurrency", "1", "--pgn", "trials/own.pgn"]},
+              str(tmp_path), timed=True, time_limit=600)
+    client = create_app(queue, token=TOKEN).test_client()
+    job = client.get("/api/jobs/1").get_json()
+    assert (job["progress"]["games"], job["progress"]["total"]) == (4, 6)
+    assert job["progress"]["pgn"] == "trials/own.pgn"
+    assert job["files"] == ["games.pgn"]
+    assert not (tmp_path / "lab" / "jobs" / "1" / "games.pgn").exists()
+    assert client.get("/jobs/1/games.pgn").data.decode() == games
+
+
 @pytest.mark.parametrize("path", ["/api/jobs/abc", "/api/jobs/999", "/api/jobs/-1", "/nowhere",
                                   "/jobs/1/../../secret.txt", "/jobs/1/..%2F..%2Fsecret.txt",
                                   "/jobs/1/%2e%2e", "/jobs/1/queue.sqlite", "/jobs/1/.hidden",

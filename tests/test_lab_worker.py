@@ -72,10 +72,35 @@ def test_a_gauntlet_is_checked_as_the_command_checks_it(tmp_path):
     assert "no opponent to play" in queued.stderr
 
 
-def test_the_lab_keeps_a_matchs_pgn_itself(tmp_path):
-    result = lab(tmp_path, "add", "match", *MATCH, "--pgn", "mine.pgn")
+def test_the_lab_resumes_a_match_itself(tmp_path):
+    result = lab(tmp_path, "add", "match", *MATCH, "--pgn", "mine.pgn", "--resume")
     assert result.returncode == 2
-    assert "leave out --pgn" in result.stderr
+    assert "leave out --resume" in result.stderr
+
+
+def test_a_match_continues_in_a_pgn_of_its_own(tmp_path):
+    """A paused SPRT's games kept in a file of the project's (lab/search-trials/...):
+    a job that names it with --pgn checks it as --resume would, plays the rest of the
+    match into it, and no second job may write there."""
+    (tmp_path / "trials").mkdir()
+    played = run(genchess_command("match", *MATCH, "--games", "4", "--pgn", "trials/t.pgn"), tmp_path)
+    assert played.returncode == 0, played.stderr
+    other = lab(tmp_path, "add", "match", "genchess", "genchess:unified", "--tc", "nodes=2000",
+                "--concurrency", "1", "--games", "6", "--pgn", "trials/t.pgn")
+    assert other.returncode == 2 and other.stderr.startswith("genchess match: trials/t.pgn, game 1: ")
+    assert "name the engines as before" in other.stderr
+    assert lab(tmp_path, "add", "match", *MATCH, "--games", "6", "--pgn", "trials/t.pgn").returncode == 0
+    twice = lab(tmp_path, "add", "match", *MATCH, "--games", "6", "--pgn", "trials/t.pgn")
+    assert twice.returncode == 2
+    assert "--pgn trials/t.pgn is already the PGN of job 1 (queued)" in twice.stderr
+    finished = lab(tmp_path, "run", "--until-empty", timeout=600)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    rounds = pgn_rounds(tmp_path / "trials" / "t.pgn")
+    assert sorted(rounds) == [f"{p}.{g}" for p in (1, 2, 3) for g in (1, 2)]     # 4 kept, 2 more
+    assert not (tmp_path / "lab" / "jobs" / "1" / "games.pgn").exists()
+    report = (tmp_path / "lab" / "jobs" / "1" / "report.md").read_text()
+    assert "| games | 6 of at most 6 |" in report
+    assert "[trials/t.pgn](../../../trials/t.pgn)" in report
 
 
 def test_checking_a_data_run_leaves_its_folder_alone(tmp_path):

@@ -145,6 +145,12 @@ def add(args, lab: Path) -> int:
     kind = kinds.KINDS[args.kind]
     job_args = kinds.check(args.kind, args.arguments, Path.cwd())
     queue = _queue(lab, create=True)
+    taken = kinds.pgn_taken_by(queue, args.kind, args.arguments, Path.cwd())
+    if taken is not None:
+        print(f"{PROG} add: --pgn {kinds.option_value(args.arguments, '--pgn')} is already the PGN "
+              f"of job {taken.id} ({taken.state}): two runs in one file would mix their games",
+              file=sys.stderr)
+        return 2
     timed = kind.timed if args.timed is None else args.timed
     job_id = queue.add(args.kind, job_args, str(Path.cwd()), priority=args.priority, timed=timed,
                        time_limit=args.time_limit or kind.time_limit)

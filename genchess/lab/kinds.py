@@ -5,9 +5,9 @@ A job is its kind and its command's arguments (a list of words, kept as JSON, ne
 a shell string), checked when queued by the command's own parser and its own checks,
 so a job that is queued is one the command would have started, and the messages
 are the command's. Each kind resumes the way its command already does, from files
-of its own: a match or gauntlet from its PGN (--pgn FILE --resume, the PGN in the
-job's folder), a training from its run file (the same config resumes it), a data
-machine from its folder, a position set from its journal (--resume). The lab adds
+of its own: a match or gauntlet from its PGN (--pgn FILE --resume: the PGN in the
+job's folder, or the file the job names with its own --pgn), a training from its run
+file (the same config resumes it), a data machine from its folder, a position set from its journal (--resume). The lab adds
 nothing of its own to how a run resumes.
 """
 
@@ -51,10 +51,12 @@ KINDS = {k.name: k for k in (
          "a data machine run (the genchess datagen arguments)"),
 )}
 
-# Options the lab gives a kind itself, so that the job's files are in its folder and
-# the run resumes: a user's own would point them elsewhere.
-LAB_OWNED = {"match": ("--pgn", "--resume", "--json"), "gauntlet": ("--pgn", "--resume"),
-             "datagen": ("--verify",)}
+# Options the lab gives a kind itself, so that the run resumes and the job's files are
+# where the lab reads them. A match's or gauntlet's --pgn is the user's to give: the
+# job then plays into that file (a paused SPRT's games kept in a lab folder under git,
+# say, so that a queue made again anywhere continues it); without one its PGN is the
+# job's folder's games.pgn.
+LAB_OWNED = {"match": ("--resume", "--json"), "gauntlet": ("--resume",), "datagen": ("--verify",)}
 
 
 def parse(kind: str, argv: list[str]) -> argparse.Namespace:
@@ -116,7 +118,18 @@ def _as_the_command_says(command: str, errors, check) -> None:
 
 def _check_match(args, argv):
     from genchess.strength.cli import UsageError, prepare_match
-    _as_the_command_says("match", UsageError, lambda: prepare_match(args))
+    from genchess.strength.runner import MatchRunner, ResumeError
+
+    def check():
+        control, sprt, games, _, specs, openings, adjudication = prepare_match(args)
+        if args.pgn:        # the games already in the job's own PGN must be this match's
+            runner = MatchRunner((specs[0], specs[1]), control, openings, games, 1, sprt,
+                                 adjudication=adjudication)
+            try:
+                runner.resume(args.pgn)
+            except ResumeError as e:
+                raise UsageError(str(e)) from None
+    _as_the_command_says("match", UsageError, check)
     return {"argv": argv}
 
 
@@ -180,7 +193,9 @@ def command(job, job_dir: Path, scheduler: str | None = None) -> list[str]:
     if scheduler and job.kind in ON_A_CLUSTER and not any(a.startswith("--scheduler") for a in argv):
         argv += ["--scheduler", scheduler]
     if job.kind in ("match", "gauntlet"):
-        argv += ["--pgn", str(job_dir / "games.pgn"), "--resume"]
+        if option_value(argv, "--pgn") is None:
+            argv += ["--pgn", str(job_dir / "games.pgn")]
+        argv.append("--resume")
         if job.kind == "gauntlet" and "--out" not in argv:
             argv += ["--out", str(job_dir / "gauntlet")]
     elif job.kind == "positions" and "--resume" not in argv:
@@ -226,15 +241,38 @@ def cores(job) -> int:
 
 def _whole_option(argv: list[str], name: str) -> int | None:
     """The whole number an option is given (`--name N` or `--name=N`), None without one."""
+    value = option_value(argv, name)
+    return int(value) if value is not None and value.isdigit() else None
+
+
+def option_value(argv: list[str], name: str) -> str | None:
+    """What an option is given (`--name VALUE` or `--name=VALUE`), None without one."""
     for i, word in enumerate(argv):
         if word == name and i + 1 < len(argv):
-            value = argv[i + 1]
-        elif word.startswith(name + "="):
-            value = word[len(name) + 1:]
-        else:
-            continue
-        return int(value) if value.isdigit() else None
+            return argv[i + 1]
+        if word.startswith(name + "="):
+            return word[len(name) + 1:]
     return None
+
+
+def games_file(job, job_dir: Path) -> Path:
+    """A match's or gauntlet's PGN: the file its own --pgn names (from the folder where
+    it was queued), else games.pgn in the job's folder."""
+    own = option_value(job.args["argv"], "--pgn")
+    return Path(job.cwd) / own if own else job_dir / "games.pgn"
+
+
+def pgn_taken_by(queue, kind: str, argv: list[str], cwd: Path):
+    """The unfinished job that already plays into the PGN this new job names with --pgn,
+    or None: two runs appending to one file would mix their games."""
+    from genchess.lab.queue import FINAL
+    own = option_value(argv, "--pgn")
+    if kind not in ("match", "gauntlet") or own is None:
+        return None
+    wanted = (cwd / own).resolve()
+    return next((job for job in queue.jobs() if job.kind in ("match", "gauntlet")
+                 and job.state not in FINAL
+                 and games_file(job, queue.job_dir(job.id)).resolve() == wanted), None)
 
 
 # ------------------------------------------------------------------ progress
@@ -255,7 +293,7 @@ def progress(job, job_dir: Path) -> dict:
     try:
         key = None
         if job.kind in ("match", "gauntlet"):
-            pgn = job_dir / "games.pgn"
+            pgn = games_file(job, job_dir)
             stat = pgn.stat() if pgn.exists() else None
             key = (str(pgn.resolve()), job.kind, tuple(job.args["argv"]),
                    stat and (stat.st_size, stat.st_mtime_ns), (job_dir / "gauntlet.md").exists())
@@ -311,6 +349,11 @@ def _pgn_games(path: Path):
     return games
 
 
+def _pgn_label(job, job_dir: Path) -> str:
+    """The PGN's name as the page shows it: games.pgn, or the job's own file as given."""
+    return option_value(job.args["argv"], "--pgn") or "games.pgn"
+
+
 def _finite(x):
     """x, or None for what JSON cannot carry (an infinite bound, no estimate yet)."""
     return x if x == x and abs(x) != float("inf") else None
@@ -327,7 +370,7 @@ def _match_progress(job, job_dir):
     sprt = parse_sprt(args.sprt) if args.sprt is not None else None
     tally = Tally(sprt)
     series, names = [], None
-    for pair, game, white, black, result in _pgn_games(job_dir / "games.pgn"):
+    for pair, game, white, black, result in _pgn_games(games_file(job, job_dir)):
         names = names or ((white, black) if game == 1 else (black, white))
         if tally.add(result, white=game == 1, pair=pair):
             point = {"games": tally.games, **_elo(tally.stats.pentanomial_elo())}
@@ -339,20 +382,20 @@ def _match_progress(job, job_dir):
     return {"games": s.games, "total": total, "wins": s.wins, "draws": s.draws, "losses": s.losses,
             "pentanomial": list(s.pairs), "names": list(names or args.engines),
             "elo": _elo(s.pentanomial_elo() if sum(s.pairs) else s.elo()),
-            "sprt": sprt.as_dict() if sprt else None, "series": series, "pgn": "games.pgn",
+            "sprt": sprt.as_dict() if sprt else None, "series": series, "pgn": _pgn_label(job, job_dir),
             "tc": args.tc}
 
 
 def _gauntlet_progress(job, job_dir):
     from genchess.strength.tally import Tally
     tallies: dict[str, Tally] = {}
-    for pair, game, white, black, result in _pgn_games(job_dir / "games.pgn"):
+    for pair, game, white, black, result in _pgn_games(games_file(job, job_dir)):
         opponent = black if game == 1 else white
         tallies.setdefault(opponent, Tally()).add(result, white=game == 1, pair=pair)
     rows = [{"opponent": name, "games": t.games, "wins": t.stats.wins, "draws": t.stats.draws,
              "losses": t.stats.losses, **_elo(t.stats.elo())} for name, t in tallies.items()]
     table = job_dir / "gauntlet.md"
-    return {"opponents": rows, "pgn": "games.pgn",
+    return {"opponents": rows, "pgn": _pgn_label(job, job_dir),
             "table": table.read_text(encoding="utf-8") if table.exists() else None,
             "plot": "gauntlet.png" if (job_dir / "gauntlet.png").exists() else None}
 

@@ -9,6 +9,7 @@ Written by the worker when a job is done, and by `genchess lab report ID`.
 from __future__ import annotations
 
 import html
+import os
 import time
 from pathlib import Path
 
@@ -26,8 +27,11 @@ def write_report(queue, job) -> tuple[Path, Path]:
     facts = _facts(job, progress)
     title = f"Job {job.id}: {job.kind}" + (f", {' vs '.join(progress['names'])}"
                                           if progress.get("names") else "")
-    links = [(name, name) for name in ("games.pgn", "gauntlet.md", "output.log")
-             if (job_dir / name).exists()]
+    links = [(name, name) for name in ("gauntlet.md", "output.log") if (job_dir / name).exists()]
+    if job.kind in ("match", "gauntlet") and kinds.games_file(job, job_dir).exists():
+        # The PGN by its path from the report, wherever the job's --pgn put it.
+        links.insert(0, (Path(os.path.relpath(kinds.games_file(job, job_dir), job_dir)).as_posix(),
+                         progress.get("pgn", "games.pgn")))
 
     md = [f"# {title}", "", f"    {kinds.describe(job)}", ""]
     md += ["| | |", "|---|---|"] + [f"| {key} | {value} |" for key, value in facts]

@@ -42,7 +42,7 @@ def _loopback(address: str | None) -> bool:
 
 def create_app(queue, token: str | None = None):
     try:
-        from flask import Flask, abort, jsonify, request, send_from_directory
+        from flask import Flask, abort, jsonify, request, send_file, send_from_directory
     except ImportError:
         raise WebError("the page needs the lab's extras: pip install \"genchess[lab]\"") from None
     from genchess.lab.queue import QueueError, Queue
@@ -103,16 +103,28 @@ def create_app(queue, token: str | None = None):
         except QueueError:
             abort(404)
         job_dir = db().job_dir(job_id)
+        files = {p.name for p in job_dir.glob("*") if p.is_file() and SERVED_FILES.fullmatch(p.name)} \
+            if job_dir.is_dir() else set()
+        if found.kind in ("match", "gauntlet") and kinds.games_file(found, job_dir).is_file():
+            files.add("games.pgn")          # its own --pgn, served under the usual name
         return jsonify({**summary(found), "progress": kinds.progress(found, job_dir),
                         "message": found.message, "output": kinds.last_lines(job_dir / "output.log", 12),
-                        "files": sorted(p.name for p in job_dir.glob("*")
-                                        if p.is_file() and SERVED_FILES.fullmatch(p.name))
-                        if job_dir.is_dir() else []})
+                        "files": sorted(files)})
 
     @app.get("/jobs/<int:job_id>/<name>")
     def job_file(job_id, name):
         if not FILE_NAME.fullmatch(name) or not SERVED_FILES.fullmatch(name):
             abort(404)
+        if name == "games.pgn":             # a match's PGN, wherever its --pgn put it
+            try:
+                found = db().job(job_id)
+            except QueueError:
+                abort(404)
+            if found.kind in ("match", "gauntlet"):
+                pgn = kinds.games_file(found, db().job_dir(job_id)).resolve()
+                if not pgn.is_file():
+                    abort(404)
+                return send_file(pgn, mimetype="text/plain")
         # send_from_directory joins safely (no .., no absolute path) inside the folder.
         return send_from_directory(db().job_dir(job_id).resolve(), name,
                                    mimetype="text/plain" if name.endswith((".pgn", ".log", ".md")) else None)
