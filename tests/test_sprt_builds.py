@@ -75,6 +75,17 @@ def test_a_trial_option_on_the_new_side_of_one_build(tmp_path):
     assert f"name=on-{head[:8]}" in new and f"name=off-{head[:8]}" in old
 
 
+def test_lab_queues_the_match_instead_of_playing_it(tmp_path):
+    # The lab's worker resumes a job itself, so the queued command has --pgn but no --resume.
+    done = run("HEAD", "HEAD", "--dry-run", "--builds", str(tmp_path), "--new-option", "Time Scaling=true",
+               "--pgn", "lab/search-trials/t.pgn", "--resume", "--lab", "--concurrency", "1")
+    assert done.returncode == 0, done.stderr
+    words = shlex.split(done.stdout.strip().splitlines()[-1])
+    assert words[1:6] == ["-m", "genchess", "lab", "add", "match"]
+    assert words[-2:] == ["--pgn", "lab/search-trials/t.pgn"] and "--resume" not in words
+    assert "--concurrency" in words and "Time Scaling=true" in shlex.split(words[6])
+
+
 @pytest.mark.parametrize("args, message", [
     (["HEAD", "HEAD", "--new-option", "Time Scaling"], "expected NAME=VALUE"),
     (["HEAD", "no-such-branch-xyz"], "'no-such-branch-xyz' is not a commit"),
@@ -84,6 +95,8 @@ def test_a_trial_option_on_the_new_side_of_one_build(tmp_path):
     (["HEAD", "HEAD", "HEAD", "--pgn", "s.pgn"], "give --pgn-dir DIR, not --pgn"),
     (["HEAD", "HEAD", "HEAD"], "give --pgn-dir DIR, not --pgn"),
     (["HEAD", "HEAD", "--pgn-dir", "d"], "--pgn-dir is for a chain"),
+    (["HEAD", "HEAD", "--lab"], "--lab queues one pair's match"),
+    (["HEAD", "HEAD", "HEAD", "--pgn-dir", "d", "--lab"], "--lab queues one pair's match"),
     (["HEAD", "HEAD", "no-such-branch-xyz", "--pgn-dir", "d"], "'no-such-branch-xyz' is not a commit"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):

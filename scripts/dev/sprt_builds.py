@@ -13,7 +13,10 @@ the hand-set genome (genomes/default.genome of the OLD build), or the genome fil
 adjudication (`--resign movecount=3 score=400 --draw movenumber=34 movecount=8
 score=20`; `--no-adjudication` plays every game out); `--resume` continues a match
 from its PGN (an SPRT of hundreds of games may be stopped and resumed many times). docs/studies/search-elo.md
-records the results.
+records the results. With `--lab` the builds are made and the match is queued in the
+lab (`genchess lab add match ...`, docs/lab.md) instead of played at once: the lab's
+worker plays it on a core of its own when its turn comes, into the --pgn file, so that
+games already there count and a queue made again continues it.
 
 With more than two revisions the script runs a chain of stacked steps: NEW1
 against OLD, then NEW2 against NEW1 if NEW1 passed (H1), and so on, stopping at
@@ -151,6 +154,9 @@ def main(argv=None) -> int:
     p.add_argument("--new-option", action="append", default=[], metavar="NAME=VALUE",
                    help="a UCI option of the new side's engine, e.g. 'Time Scaling=true' (a trial "
                    "turned on: OLD and NEW may then be the same revision); repeatable")
+    p.add_argument("--lab", action="store_true",
+                   help="make the builds and queue the match in the lab (genchess lab add match, "
+                   "lab/ of the repository) instead of playing it; it plays into --pgn")
     p.add_argument("--dry-run", action="store_true", help="print the match command, build nothing")
     args = p.parse_args(argv)
     revs = [args.old, args.new, *args.more]
@@ -165,6 +171,9 @@ def main(argv=None) -> int:
             raise BuildError("--pgn-dir is for a chain of three or more revisions; one pair takes --pgn FILE")
         elif args.resume and not args.pgn:
             raise BuildError("--resume continues the match in a PGN file: give it with --pgn FILE")
+        if args.lab and (len(revs) > 2 or not args.pgn):
+            raise BuildError("--lab queues one pair's match, which plays into a PGN file of its own: "
+                             "give two revisions and --pgn FILE")
         commits = [resolve(rev) for rev in revs]
         if args.genome:
             # Read here, so a wrong file is one line now, not every game's error later;
@@ -196,7 +205,9 @@ def main(argv=None) -> int:
         except BuildError as e:
             print(f"sprt_builds: {e}", file=sys.stderr)
             return 2
-        command = match_command(trees[0], trees[1], names, args, pgn, resume)
+        command = match_command(trees[0], trees[1], names, args, pgn, resume and not args.lab)
+        if args.lab:        # the lab resumes a job itself: it owns --resume
+            command = [sys.executable, "-m", "genchess", "lab", "add", *command[3:]]
         print(shlex.join(command), flush=True)
         if args.dry_run:
             continue
