@@ -167,3 +167,19 @@ def test_a_request_made_while_the_worker_was_lost_is_carried_out_on_recovery(tmp
     queue.pause(job_id)
     queue.recover(alive=lambda pid: False)
     assert queue.job(job_id).state == "paused"
+
+
+def test_a_match_is_listed_by_its_sides_their_options_and_its_own_pgn(tmp_path):
+    # Two trials' SPRTs of one build differ only in the option set on one side and in
+    # their PGN: the list of jobs names both, and no engine's genome path.
+    import sys
+    from genchess.lab.kinds import title
+    engine = f"uci:{sys.executable}"
+    queue = Queue(tmp_path / "lab")
+    argv = [f"{engine} Genome=/a/b.genome name=on 'SEE Pruning=true'", f"{engine} Genome=/a/b.genome name=off",
+            "--tc", "4+0.04", "--pgn", "trials/see.pgn"]
+    match = queue.job(queue.add("match", {"argv": argv}, str(tmp_path), timed=True, time_limit=60))
+    assert title(match) == "on [SEE Pruning=true] vs off (trials/see.pgn)"
+    data = queue.job(queue.add("datagen", {"argv": ["set", "--workers", "1"]}, str(tmp_path),
+                               timed=False, time_limit=60))
+    assert title(data) == "genchess datagen set --workers 1"

@@ -176,11 +176,11 @@ def status(args, lab: Path) -> int:
     if not jobs:
         print(f"{queue.path}: no jobs")
         return 0
-    print(f"{'id':>4}  {'state':<17} {'pri':>3}  {'kind':<9} {'timed':<6} command")
+    print(f"{'id':>4}  {'state':<17} {'pri':>3}  {'kind':<9} {'timed':<6} job")
     for job in jobs:
         state = job.state + ("*" if job.request else "") + (" (held)" if job.held else "")
         print(f"{job.id:>4}  {state:<17} {job.priority:>3}  "
-              f"{job.kind:<9} {'yes' if job.timed else 'no':<6} {kinds.describe(job)[:90]}")
+              f"{job.kind:<9} {'yes' if job.timed else 'no':<6} {kinds.title(job)[:90]}")
     if any(job.request for job in jobs):
         print("* a pause or cancel asked of the worker running it")
     if any(job.held for job in jobs):

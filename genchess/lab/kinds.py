@@ -552,6 +552,26 @@ def describe(job) -> str:
     return shlex.join(["genchess", KINDS[job.kind].command, *argv])
 
 
+def title(job) -> str:
+    """The job in a few words, for the list of jobs: a match by its two sides' names and
+    the options set on either side besides the genome (two trials' SPRTs of one build
+    differ only there), and its own PGN; any other job by its command line."""
+    if job.kind != "match":
+        return describe(job)
+    from genchess.strength.engines import SpecError, parse_engine_spec
+    sides = []
+    for text in parse(job.kind, job.args["argv"]).engines[:2]:
+        try:
+            spec = parse_engine_spec(text)
+        except SpecError:
+            sides.append(text)
+            continue
+        options = [f"{name}={value}" for name, value in spec.options if name.lower() != "genome"]
+        sides.append((spec.name or text) + (f" [{', '.join(options)}]" if options else ""))
+    own = option_value(job.args["argv"], "--pgn")
+    return " vs ".join(sides) + (f" ({own})" if own else "")
+
+
 def last_lines(path: Path, count: int = 20) -> str:
     """The end of a job's output (a failure's message): its last lines, progress
     bars' carriage returns resolved to what a terminal would show."""

@@ -133,6 +133,7 @@ def create_app(queue, token: str | None = None):
         return {"id": job.id, "kind": job.kind, "state": job.state, "request": job.request,
                 "held": bool(job.held),
                 "priority": job.priority, "timed": job.timed, "command": kinds.describe(job),
+                "title": kinds.title(job),
                 "created": job.created, "started": job.started, "finished": job.finished,
                 "used": job.used, "attempts": job.attempts, "commit": job.commit_id,
                 "report": (db().job_dir(job.id) / "report.html").exists()}
