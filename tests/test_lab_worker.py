@@ -103,6 +103,15 @@ def test_a_match_continues_in_a_pgn_of_its_own(tmp_path):
     assert "[trials/t.pgn](../../../trials/t.pgn)" in report
 
 
+def test_checking_a_match_leaves_no_pgn_behind(tmp_path):
+    # The check opens the PGN to append, to find it writable; it does not keep a file it made.
+    assert lab(tmp_path, "add", "match", *MATCH, "--games", "2", "--pgn", "fresh.pgn").returncode == 0
+    assert not (tmp_path / "fresh.pgn").exists()
+    refused = lab(tmp_path, "add", "match", *MATCH, "--pgn", "no-such-folder/x.pgn")
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == "genchess match: cannot write PGN file no-such-folder/x.pgn: No such file or directory"
+
+
 def test_checking_a_data_run_leaves_its_folder_alone(tmp_path):
     result = lab(tmp_path, "add", "datagen", "set", "--depth", "2", "--chunks", "1")
     assert result.returncode == 0, result.stderr

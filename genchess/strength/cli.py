@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import sys
 
@@ -111,10 +112,15 @@ def check_common(args) -> None:
     if args.plies < 0:
         raise UsageError(f"--plies must not be negative, not {args.plies}")
     if args.pgn:
+        # Writable, found by opening it to append; a file made only to find that out is
+        # removed, so that a check (genchess lab add) leaves nothing behind.
+        existed = os.path.exists(args.pgn)
         try:
             open(args.pgn, "a", encoding="utf-8").close()
         except OSError as e:
             raise UsageError(f"cannot write PGN file {args.pgn}: {e.strerror}") from None
+        if not existed:
+            os.remove(args.pgn)
 
 
 def load_openings(args, specs, games: int):
