@@ -37,11 +37,12 @@ cdef enum:
     USE_SINGULAR = 2097152  # singular extensions and multi-cut
     USE_LMR_HISTORY = 4194304  # late-move reductions shrink or grow with the move's history
     USE_IMPROVING = 8388608  # prune and reduce more where the static evaluation is falling
+    USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table (a trial
+                            # until its SPRT passed on 2026-12-08)
     # Trials: steps waiting for their SPRT, off by default (not in FEATURES_ALL), each
     # turned on by its engine option (genchess.protocols.options.TRIALS) so that one build plays
     # both sides of the SPRT.
     USE_TIME_SCALING = 16777216  # the soft time limit scaled by the last iterations (timeman.SoftScaling)
-    USE_QS_TT = 33554432    # quiescence probes, cuts on and stores the hash table
     USE_PROBCUT = 67108864  # a capture that beats beta by a margin at reduced depth cuts the node
     USE_CAPTURE_HISTORY = 134217728  # captures ordered by the victim and their own history
     USE_HISTORY_PRUNING = 268435456  # quiet moves with a bad history skipped near the leaves
@@ -57,7 +58,8 @@ cdef enum:
     # and every complement of bits is taken as ~<U64>(...), so that no high bit is lost.
     FEATURES_ALL = (511 | USE_QS_SEE | USE_RFP | USE_FUTILITY | USE_LMP | USE_ASPIRATION
                     | USE_SEE_ORDERING | USE_DELTA | USE_COUNTERMOVE | USE_HISTORY_MALUS | USE_IIR
-                    | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING)
+                    | USE_CONT_HISTORY | USE_SINGULAR | USE_LMR_HISTORY | USE_IMPROVING
+                    | USE_QS_TT)
     # What a mate search (`go mate`) turns off: prunings whose cut is a guess, not a proof
     # (and MATE_UNSOUND_HIGH's bits, below).
     MATE_UNSOUND = USE_NULL_MOVE | USE_PROBCUT | USE_HISTORY_PRUNING | USE_DOUBLE_SINGULAR

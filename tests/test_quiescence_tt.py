@@ -1,6 +1,7 @@
-"""The transposition table in quiescence (a trial behind the Quiescence Hash option):
-quiescence probes the table, cuts on a bound on the right side of its window, takes a
-bound as a better stand-pat score, and stores what it found; off, it does none of it."""
+"""The transposition table in quiescence (a default step of the search since its SPRT
+passed; a trial behind the Quiescence Hash option before): quiescence probes the table,
+cuts on a bound on the right side of its window, takes a bound as a better stand-pat
+score, and stores what it found; with its bit off, it does none of it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from genchess.engine import Engine
 from genchess.genome import default_genome
-from genchess.protocols.options import Settings
+from genchess.protocols.options import TRIALS
 from genchess.timeman import Limits
 from genchess_core import STARTING_FEN, Board
 from genchess_core.searcher import FEATURE_NAMES, Searcher
@@ -23,8 +24,16 @@ BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
 CAPTURES = "r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq - 0 3"
 
 
-def searcher(trial: bool) -> Searcher:
-    return trial_searcher(QS_TT if trial else 0)
+def searcher(on: bool) -> Searcher:
+    s = trial_searcher(0)
+    s.features = s.features | QS_TT if on else s.features & ~QS_TT
+    return s
+
+
+def test_it_is_a_default_step_and_no_longer_a_trial():
+    assert trial_searcher(0).features & QS_TT
+    assert Engine(default_genome()).searcher.features & QS_TT
+    assert "Quiescence Hash" not in TRIALS
 
 
 def test_an_entry_stored_by_quiescence_is_found_and_cuts():
@@ -36,7 +45,7 @@ def test_an_entry_stored_by_quiescence_is_found_and_cuts():
     assert s.quiesce(board) == (score, 1)         # the second time: one node, cut at the probe
 
 
-def test_without_the_trial_quiescence_neither_stores_nor_cuts():
+def test_without_it_quiescence_neither_stores_nor_cuts():
     s, board = searcher(False), Board(CAPTURES)
     score, nodes = s.quiesce(board)
     assert s.probe(board) is None
@@ -76,10 +85,8 @@ def test_a_bound_is_a_better_stand_pat_score(bound, offset):
     assert s.quiesce(board)[0] == evaluation
 
 
-def test_a_search_with_the_trial_plays_legal_moves_and_finds_mates():
+def test_a_search_with_it_plays_legal_moves_and_finds_mates():
     engine = Engine(default_genome())
-    Settings(engine).setter("Quiescence Hash")("true")
-    assert engine.searcher.features & QS_TT
     engine.set_position(CAPTURES)
     result = engine.search(Limits(depth=7))
     assert chess.Move.from_uci(result.bestmove) in chess.Board(CAPTURES).legal_moves

@@ -57,7 +57,6 @@ if ELO_RANGE is not None:
 # and leaves this table.
 TRIALS = {
     "Time Scaling": FEATURE_NAMES["time_scaling"],     # the soft limit scaled by the iterations
-    "Quiescence Hash": FEATURE_NAMES["qs_tt"],         # quiescence probes and stores the table
     "ProbCut": FEATURE_NAMES["probcut"],               # a capture far above beta at reduced depth cuts
     "Capture History": FEATURE_NAMES["capture_history"],  # captures ordered by their own statistics
     "History Pruning": FEATURE_NAMES["history_pruning"],  # quiet moves with a bad history skipped
