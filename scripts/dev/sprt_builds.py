@@ -211,10 +211,10 @@ def main(argv=None) -> int:
         print(shlex.join(command), flush=True)
         if args.dry_run:
             continue
+        if pgn:         # the match runs from the repository root, where a relative --pgn is
+            (REPO / pgn).parent.mkdir(parents=True, exist_ok=True)
         if len(revs) == 2:
             return subprocess.run(command, cwd=REPO).returncode
-        if pgn:
-            Path(pgn).parent.mkdir(parents=True, exist_ok=True)
         verdict = run_match(command)
         if verdict != "H1":
             what = "H0 accepted" if verdict == "H0" else "no decision"
