@@ -7,8 +7,8 @@ so a job that is queued is one the command would have started, and the messages
 are the command's. Each kind resumes the way its command already does, from files
 of its own: a match or gauntlet from its PGN (--pgn FILE --resume: the PGN in the
 job's folder, or the file the job names with its own --pgn), a training from its run
-file (the same config resumes it), a data machine from its folder, a position set from its journal (--resume). The lab adds
-nothing of its own to how a run resumes.
+file (the same config resumes it), a data machine from its folder, a position set from
+its journal (--resume). The lab adds nothing of its own to how a run resumes.
 """
 
 from __future__ import annotations
@@ -349,7 +349,7 @@ def _pgn_games(path: Path):
     return games
 
 
-def _pgn_label(job, job_dir: Path) -> str:
+def _pgn_label(job) -> str:
     """The PGN's name as the page shows it: games.pgn, or the job's own file as given."""
     return option_value(job.args["argv"], "--pgn") or "games.pgn"
 
@@ -382,7 +382,7 @@ def _match_progress(job, job_dir):
     return {"games": s.games, "total": total, "wins": s.wins, "draws": s.draws, "losses": s.losses,
             "pentanomial": list(s.pairs), "names": list(names or args.engines),
             "elo": _elo(s.pentanomial_elo() if sum(s.pairs) else s.elo()),
-            "sprt": sprt.as_dict() if sprt else None, "series": series, "pgn": _pgn_label(job, job_dir),
+            "sprt": sprt.as_dict() if sprt else None, "series": series, "pgn": _pgn_label(job),
             "tc": args.tc}
 
 
@@ -395,7 +395,7 @@ def _gauntlet_progress(job, job_dir):
     rows = [{"opponent": name, "games": t.games, "wins": t.stats.wins, "draws": t.stats.draws,
              "losses": t.stats.losses, **_elo(t.stats.elo())} for name, t in tallies.items()]
     table = job_dir / "gauntlet.md"
-    return {"opponents": rows, "pgn": _pgn_label(job, job_dir),
+    return {"opponents": rows, "pgn": _pgn_label(job),
             "table": table.read_text(encoding="utf-8") if table.exists() else None,
             "plot": "gauntlet.png" if (job_dir / "gauntlet.png").exists() else None}
 

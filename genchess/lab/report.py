@@ -28,10 +28,10 @@ def write_report(queue, job) -> tuple[Path, Path]:
     title = f"Job {job.id}: {job.kind}" + (f", {' vs '.join(progress['names'])}"
                                           if progress.get("names") else "")
     links = [(name, name) for name in ("gauntlet.md", "output.log") if (job_dir / name).exists()]
-    if job.kind in ("match", "gauntlet") and kinds.games_file(job, job_dir).exists():
+    pgn = kinds.games_file(job, job_dir)
+    if job.kind in ("match", "gauntlet") and pgn.exists():
         # The PGN by its path from the report, wherever the job's --pgn put it.
-        links.insert(0, (Path(os.path.relpath(kinds.games_file(job, job_dir), job_dir)).as_posix(),
-                         progress.get("pgn", "games.pgn")))
+        links.insert(0, (Path(os.path.relpath(pgn, job_dir)).as_posix(), progress.get("pgn", "games.pgn")))
 
     md = [f"# {title}", "", f"    {kinds.describe(job)}", ""]
     md += ["| | |", "|---|---|"] + [f"| {key} | {value} |" for key, value in facts]
