@@ -126,6 +126,7 @@ def test_the_test_encodes_moves_as_the_core_does():
 @pytest.mark.parametrize("mode, threads", [("iterative", 1), ("iterative", 2), ("budget", 1)])
 def test_corrupted_hash_moves_never_reach_a_line(mode, threads):
     rng = random.Random(53)
+    changed = []
     for fen in ROOTS:
         entries = corruption(fen, rng)
         assert len(entries) > 20
@@ -143,13 +144,15 @@ def test_corrupted_hash_moves_never_reach_a_line(mode, threads):
                 clean.clear_stop()
                 other = clean.search(Board(fen), max_depth=depth if mode == "iterative" else 3,
                                      multipv=1 if depth < 6 else 3, mode=mode, **kwargs)
-                if mode == "iterative":
-                    # The search did read the planted entries: their scores cut.
-                    assert other["nodes"] != result["nodes"], (fen, depth)
-                else:
-                    # Budget mode reads only the hash move, to order by; one that is no
-                    # move here changes nothing (the next test: a real one does).
-                    assert other["nodes"] == result["nodes"], (fen, depth)
+                changed.append(other["nodes"] != result["nodes"])
+    if mode == "iterative":
+        # The search did read the planted entries: their scores cut.
+        assert all(changed)
+    else:
+        # Budget mode's own nodes read only the hash move, to order by (the next test);
+        # its quiescence reads the table (since 53e4f50), so where a planted entry is a
+        # leaf of the budget tree its score cuts: on some roots, not on every one.
+        assert any(changed) and not all(changed), changed
 
 
 def test_budget_mode_orders_by_a_planted_legal_hash_move():
