@@ -62,6 +62,18 @@ def test_take_leaves_the_job_queued_when_the_worker_cannot_run_it(tmp_path):
     assert queue.take("w").id == timed
 
 
+def test_a_job_that_cannot_start_does_not_hold_back_the_ones_behind_it(tmp_path):
+    queue = Queue(tmp_path)
+    training = add(queue, kind="train", priority=5)         # waits for a core
+    sprt = add(queue, kind="match", timed=True)
+    data = add(queue, kind="datagen")
+    assert queue.take("w", accept=lambda job: job.kind != "train").id == sprt
+    # Among the jobs that can start, the order stays: priority, then the oldest.
+    assert queue.take("w", accept=lambda job: job.kind != "train").id == data
+    assert queue.job(training).state == "queued"
+    assert queue.take("w").id == training
+
+
 def _racer(path, worker, out):
     queue = Queue(path)
     out.put((worker, take_all(queue, worker)))

@@ -175,12 +175,16 @@ class Queue:
         self._write(lambda db: db.execute("DELETE FROM workers WHERE id = ?", (worker,)))
 
     def take(self, worker: str, accept=lambda job: True, lease: float = LEASE_SECONDS) -> Job | None:
-        """The next queued job, leased to `worker`, if `accept(job)` says the worker
-        can run it now; None otherwise. One transaction: a job is taken once."""
+        """The first queued job (highest priority, then the oldest) that `accept(job)`
+        says the worker can run now, leased to `worker`; None if none can. A job that
+        cannot start yet does not hold back the ones behind it that can: an SPRT waits
+        for no training that waits for a core, and a data run starts beside an SPRT
+        while a second SPRT waits its turn. One transaction: a job is taken once."""
         def body(db):
-            row = db.execute("SELECT * FROM jobs WHERE state = 'queued' "
-                             "ORDER BY priority DESC, id LIMIT 1").fetchone()
-            if row is None or not accept(Job.from_row(row)):
+            rows = db.execute("SELECT * FROM jobs WHERE state = 'queued' "
+                              "ORDER BY priority DESC, id").fetchall()
+            row = next((row for row in rows if accept(Job.from_row(row))), None)
+            if row is None:
                 return None
             db.execute("UPDATE jobs SET state = 'taken', worker = ?, lease = ?, "
                        "attempts = attempts + 1 WHERE id = ? AND state = 'queued'",

@@ -1,6 +1,6 @@
-"""`genchess lab run`: the worker. It takes jobs from the queue in order and runs each
-as its own command (`python -m genchess KIND ...`) in a process group of its own,
-its output in the job's folder (lab/jobs/N/output.log).
+"""`genchess lab run`: the worker. It takes jobs from the queue in order (the first that
+can start now) and runs each as its own command (`python -m genchess KIND ...`) in a
+process group of its own, its output in the job's folder (lab/jobs/N/output.log).
 
 The rules, each checked once a tick:
 - a timed job (a match, a gauntlet, a benchmark) never shares its cores: one at a time,
