@@ -84,6 +84,11 @@ def test_lab_queues_the_match_instead_of_playing_it(tmp_path):
     assert words[1:6] == ["-m", "genchess", "lab", "add", "match"]
     assert words[-2:] == ["--pgn", "lab/search-trials/t.pgn"] and "--resume" not in words
     assert "--concurrency" in words and "Time Scaling=true" in shlex.split(words[6])
+    done = run("HEAD", "HEAD", "--dry-run", "--builds", str(tmp_path), "--pgn", "lab/search-trials/t.pgn",
+               "--lab", "--priority", "10")
+    assert done.returncode == 0, done.stderr
+    assert shlex.split(done.stdout.strip().splitlines()[-1])[1:8] == ["-m", "genchess", "lab", "add",
+                                                                      "--priority", "10", "match"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -96,6 +101,7 @@ def test_lab_queues_the_match_instead_of_playing_it(tmp_path):
     (["HEAD", "HEAD", "HEAD"], "give --pgn-dir DIR, not --pgn"),
     (["HEAD", "HEAD", "--pgn-dir", "d"], "--pgn-dir is for a chain"),
     (["HEAD", "HEAD", "--lab"], "--lab queues one pair's match"),
+    (["HEAD", "HEAD", "--priority", "5"], "--priority orders the lab's queue"),
     (["HEAD", "HEAD", "HEAD", "--pgn-dir", "d", "--lab"], "--lab queues one pair's match"),
     (["HEAD", "HEAD", "no-such-branch-xyz", "--pgn-dir", "d"], "'no-such-branch-xyz' is not a commit"),
 ])

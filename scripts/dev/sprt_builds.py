@@ -157,6 +157,8 @@ def main(argv=None) -> int:
     p.add_argument("--lab", action="store_true",
                    help="make the builds and queue the match in the lab (genchess lab add match, "
                    "lab/ of the repository) instead of playing it; it plays into --pgn")
+    p.add_argument("--priority", type=int, metavar="N",
+                   help="with --lab: the job's priority (genchess lab add --priority; higher first)")
     p.add_argument("--dry-run", action="store_true", help="print the match command, build nothing")
     args = p.parse_args(argv)
     revs = [args.old, args.new, *args.more]
@@ -171,6 +173,8 @@ def main(argv=None) -> int:
             raise BuildError("--pgn-dir is for a chain of three or more revisions; one pair takes --pgn FILE")
         elif args.resume and not args.pgn:
             raise BuildError("--resume continues the match in a PGN file: give it with --pgn FILE")
+        if args.priority is not None and not args.lab:
+            raise BuildError("--priority orders the lab's queue: it goes with --lab")
         if args.lab and (len(revs) > 2 or not args.pgn):
             raise BuildError("--lab queues one pair's match, which plays into a PGN file of its own: "
                              "give two revisions and --pgn FILE")
@@ -207,7 +211,8 @@ def main(argv=None) -> int:
             return 2
         command = match_command(trees[0], trees[1], names, args, pgn, resume and not args.lab)
         if args.lab:        # the lab resumes a job itself: it owns --resume
-            command = [sys.executable, "-m", "genchess", "lab", "add", *command[3:]]
+            priority = [] if args.priority is None else ["--priority", str(args.priority)]
+            command = [sys.executable, "-m", "genchess", "lab", "add", *priority, *command[3:]]
         print(shlex.join(command), flush=True)
         if args.dry_run:
             continue
