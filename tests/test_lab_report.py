@@ -50,3 +50,27 @@ def test_a_data_runs_report_has_its_positions_and_speed(tmp_path):
     assert f"| positions | {positions:,} |" in markdown
     assert "| chunks | 2 |" in markdown
     assert "![positions an hour, chunk by chunk](speed.png)" in markdown
+
+
+def test_status_says_where_each_job_stands(tmp_path):
+    queue = Queue(tmp_path / "lab")
+    queue.add("match", {"argv": ["genchess", "genchess", "--tc", "nodes=2000", "--games", "4", "--concurrency",
+                                 "1", "--sprt", "elo0=0", "elo1=10"]}, str(tmp_path), timed=True, time_limit=600)
+    queue.add("datagen", {"argv": ["set", "--depth", "2", "--games-per-chunk", "4", "--chunks", "2",
+                                   "--workers", "1"]}, str(tmp_path), timed=False, time_limit=600)
+    Worker(queue, until_empty=True, tick=0.2, out=lambda line: None).run()
+    # A job not finished (here: queued to go on) has its progress under it in the list.
+    queue.add("datagen", {"argv": ["set", "--depth", "2", "--games-per-chunk", "4", "--chunks", "3",
+                                   "--workers", "1"]}, str(tmp_path), timed=False, time_limit=600)
+    listed = run(genchess_command("lab", "status"), tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    positions = sum(row["positions"] for row in json.loads((tmp_path / "set" / "MANIFEST.json").read_text()))
+    lines = listed.stdout.splitlines()
+    third = next(i for i, line in enumerate(lines) if line.split()[:2] == ["3", "queued"])
+    assert lines[third + 1].strip() == f"{positions:,} positions in 2 chunks"
+    # One job in full says the same as its report: the match's games, score and SPRT.
+    one = run(genchess_command("lab", "status", "1"), tmp_path)
+    assert one.returncode == 0, one.stderr
+    result = re.search(r"\| result \| (\+\d+ =\d+ -\d+) \|", (tmp_path / "lab" / "jobs" / "1" / "report.md").read_text())
+    assert re.search(rf"^progress: 4 of 4 games, {re.escape(result.group(1))}, Elo .*, LLR [+-]\d\.\d\d "
+                     r"\(-2\.94, \+2\.94\)$", one.stdout, re.M), one.stdout

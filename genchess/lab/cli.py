@@ -161,7 +161,11 @@ def add(args, lab: Path) -> int:
 
 def status(args, lab: Path) -> int:
     from genchess.lab import kinds
+    from genchess.lab.report import progress_line
     queue = _queue(lab)
+
+    def progress(job) -> str:
+        return progress_line(job, kinds.progress(job, queue.job_dir(job.id)))
     if args.id is not None:
         job = queue.job(args.id)
         for key, value in vars(job).items():
@@ -169,6 +173,8 @@ def status(args, lab: Path) -> int:
                 print(f"{key}: {_when(value) if key in ('created', 'started', 'finished', 'lease') else value}")
         print(f"command: {kinds.describe(job)}")
         print(f"folder: {queue.job_dir(job.id)}")
+        if line := progress(job):
+            print(f"progress: {line}")
         if job.message:
             print("message:\n" + job.message)
         return 0
@@ -181,6 +187,8 @@ def status(args, lab: Path) -> int:
         state = job.state + ("*" if job.request else "") + (" (held)" if job.held else "")
         print(f"{job.id:>4}  {state:<17} {job.priority:>3}  "
               f"{job.kind:<9} {'yes' if job.timed else 'no':<6} {kinds.title(job)[:90]}")
+        if job.state not in ("done", "cancelled") and (line := progress(job)):
+            print(f"{'':>6}{line}")
     if any(job.request for job in jobs):
         print("* a pause or cancel asked of the worker running it")
     if any(job.held for job in jobs):

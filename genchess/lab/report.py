@@ -99,6 +99,47 @@ def _facts(job, progress: dict) -> list[tuple[str, str]]:
     return facts
 
 
+def progress_line(job, progress: dict) -> str:
+    """Where a job stands, in one line for `genchess lab status`: a match's games, score,
+    Elo and SPRT; a data run's positions; a training's last epoch or generation; ''
+    when its files say nothing yet (or cannot be read)."""
+    if not progress or "error" in progress:
+        return ""
+    if job.kind == "match":
+        if not progress["games"]:
+            return ""
+        line = (f"{progress['games']} of {progress['total']} games, +{progress['wins']} "
+                f"={progress['draws']} -{progress['losses']}, Elo {_elo_text(progress['elo'])}")
+        s = progress["sprt"]
+        if s:
+            line += (f", LLR {s['llr']:+.2f} ({s['lower']:+.2f}, {s['upper']:+.2f})"
+                     + ("" if s["status"] == "continue" else f": {s['status']}"))
+        return line
+    if job.kind == "gauntlet":
+        rows = progress["opponents"]
+        return f"{sum(r['games'] for r in rows)} games against {len(rows)} opponents" if rows else ""
+    if job.kind == "datagen":
+        line = f"{progress['positions']:,} positions in {len(progress['chunks'])} chunks"
+        current = progress["current"]
+        if current:
+            line += f", chunk {current['chunk']} at {current['positions']:,} ({current['per_hour']:,.0f} an hour)"
+        return line
+    if job.kind == "positions":
+        return f"{progress['positions']:,} positions from {progress['games']} games" if progress["games"] else ""
+    if job.kind == "train":
+        if progress.get("losses"):
+            last = progress["losses"][-1]
+            held = "" if last["held_out"] is None else f", held-out {last['held_out']:.6f}"
+            return f"epoch {last['step']:g}, loss {last['loss']:.6f}{held}"
+        if progress.get("parameters", {}).get("iterations"):
+            return f"iteration {progress['parameters']['iterations'][-1]['iteration']}"
+        facts = [(name, value) for name, value in _train_facts(progress) if name != "champion SPRTs"]
+        return ", ".join(f"{name} {value}" for name, value in facts[:2])
+    if job.kind == "bench" and progress.get("nodes") is not None:
+        return f"{progress['nodes']:,} nodes"
+    return ""
+
+
 def _train_facts(progress: dict) -> list[tuple[str, str]]:
     """A game-based training's last state, and its champion's promotions."""
     facts = []
