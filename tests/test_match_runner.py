@@ -76,7 +76,7 @@ def test_an_engine_killed_by_the_stop_signal_is_no_crash_loss(tmp_path, monkeypa
     result, lines = run([fake("crash"), probe(parse_engine_spec("random name=R"))], 4,
                         pgn=tmp_path / "m.pgn")
     assert result.stats.games == 0 and not result.records
-    assert not (tmp_path / "m.pgn").read_text().strip()
+    assert not (tmp_path / "m.pgn").exists()         # a game's text is all a PGN is written for
     result, lines = run([probe(parse_engine_spec("random name=A")),
                          probe(parse_engine_spec("random name=B"))], 2)
     assert result.stats.games == 2
@@ -209,3 +209,24 @@ def test_an_engines_own_time_control_is_checked_when_it_is_named():
         parse_engine_spec("random tc=banana")
     spec = parse_engine_spec(f"uci:{sys.executable} {FAKE} random tc=nodes=500 Hash=8")
     assert spec.tc == "nodes=500" and dict(spec.options) == {"Hash": "8"}      # not an engine option
+
+
+def test_a_pgn_replaced_during_the_match_gets_the_next_games(tmp_path):
+    # As git does in a checkout or a stash: the file is replaced by a new one with the
+    # same games. The games after it go to the file at the path, not to the old one.
+    a = probe(parse_engine_spec("random name=A"))
+    b = probe(parse_engine_spec("random name=B"))
+    pgn = tmp_path / "m.pgn"
+    lines = []
+
+    def out(line):
+        lines.append(line)
+        if line.startswith("Game 1/"):
+            text = pgn.read_text()
+            pgn.unlink()
+            pgn.write_text(text)
+    runner = MatchRunner((a, b), TimeControl.parse("depth=1"),
+                         [Opening(STARTING_FEN, ("e2e4", "e7e5"), "test:1")], 4, 1, None, str(pgn),
+                         out=out, executor_factory=lambda n: cf.ThreadPoolExecutor(n))
+    assert runner.run().stats.games == 4
+    assert pgn.read_text().count("[Event ") == 4

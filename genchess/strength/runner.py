@@ -265,7 +265,6 @@ class MatchRunner:
     def run(self) -> MatchResult:
         """Play the match; Ctrl-C ends it with the games so far (result.stopped says)."""
         executor = self.executor_factory(min(self.concurrency, self.games))
-        pgn = open(self.pgn_path, "a", encoding="utf-8") if self.pgn_path else None
         pending = self.jobs()
         running: set[cf.Future] = set()
         exhausted = False
@@ -293,29 +292,30 @@ class MatchRunner:
                             # did not lose, its game was cut off. Left out, so --resume
                             # plays it again.
                             continue
-                        self.record(job, record, pgn)
+                        self.record(job, record)
                     if self.result.stopped:
                         break
         except KeyboardInterrupt:
             self.result.stopped = "interrupted"
         finally:
-            if pgn is not None:
-                pgn.close()
             if self.result.stopped:
                 executors.stop_now(executor)
             else:
                 executor.shutdown(wait=True)
         return self.result
 
-    def record(self, job: MatchJob, record: GameRecord, pgn) -> None:
+    def record(self, job: MatchJob, record: GameRecord) -> None:
         from genchess.game.pgn import pgn_text
 
         self.result.records.append(record)
-        if pgn is not None:
+        if self.pgn_path:
             tags = {"Round": f"{job.pair + 1}.{job.number % 2 + 1}",
                     "Opening": job.opening.source or "-", "Termination": record.termination}
-            pgn.write(pgn_text(record, event=self.event, tags=tags))
-            pgn.flush()
+            # Opened for each game, not held for the match: a PGN under git that a
+            # checkout or stash replaces while a long SPRT runs gets the next game, where
+            # a held handle would write on into the replaced (deleted) file unseen.
+            with open(self.pgn_path, "a", encoding="utf-8") as pgn:
+                pgn.write(pgn_text(record, event=self.event, tags=tags))
         pair_done = self._count(job.number, record.result, record.termination,
                                 (record.white, record.black))
         s = self.result.stats
